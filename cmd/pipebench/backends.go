@@ -1,0 +1,41 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pipebench/pipebench/epoll"
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/poll"
+	fdselect "github.com/pipebench/pipebench/select"
+)
+
+// backends is the table of mechanisms; only the command knows them all.
+var backends = []*pipebench.Factory{
+	&fdselect.Factory,
+	&poll.Factory,
+	&epoll.LevelFactory,
+	&epoll.EdgeFactory,
+	&epoll.OneShotFactory,
+}
+
+// bypassName is what -b takes for the bypass (the same as -f).
+const bypassName = "bypass"
+
+func backendNames() string {
+	names := make([]string, 0, len(backends)+1)
+	for _, b := range backends {
+		names = append(names, b.Name)
+	}
+	names = append(names, bypassName)
+	return strings.Join(names, ", ")
+}
+
+func findBackend(name string) (*pipebench.Factory, error) {
+	for _, b := range backends {
+		if b.Name == name {
+			return b, nil
+		}
+	}
+	return nil, fmt.Errorf("unknown backend %q: want one of %s", name, backendNames())
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/report"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailed  = 1 // the run failed: a writer died, tokens lost, a stall
+	exitUsage   = 2 // bad input, found before any work
+	maxPipes    = 1000000
+	maxDuration = 24 * time.Hour
+)
+
+// runFlags are the flags of a benchmark run.
+type runFlags struct {
+	pipes, inFlight int
+	backend         string
+	bypass          bool
+	writer, route   string
+	duration        time.Duration
+	interval        time.Duration
+	seed            uint64
+	warmup          int
+}
+
+func (rf *runFlags) register(fs *flag.FlagSet) {
+	rf.pipes, rf.inFlight, rf.backend = 1000, 1, "epoll"
+	rf.writer, rf.route = "auto", "random"
+	rf.duration, rf.interval, rf.seed, rf.warmup = 10*time.Second, time.Second, 1, 1
+	fs.Var(intFlag{&rf.pipes, 1, maxPipes, "pipes"}, "n", "number of pipes")
+	fs.Var(intFlag{&rf.inFlight, 0, pipebench.MaxInFlight, "tokens"}, "l", "tokens in flight; 0 = unbounded writer that never waits")
+	fs.Var(choiceFlag{&rf.backend, checkBackend}, "b", "backend: "+backendNames())
+	fs.BoolVar(&rf.bypass, "f", false, "bypass: no readiness call, whoever writes a pipe reads it (the floor)")
+	fs.Var(choiceFlag{&rf.writer, func(s string) error { _, err := pipebench.ParseWriterMode(s); return err }}, "writer", "who forwards tokens: self, thread, process or auto")
+	fs.Var(choiceFlag{&rf.route, func(s string) error { _, err := pipebench.ParseRoute(s); return err }}, "route", "next pipe for a token: random (seeded xorshift) or next (i+1)")
+	fs.Var(durationFlag{&rf.duration, time.Millisecond, "runs until interrupted", maxDuration}, "d", "measured duration")
+	fs.Var(durationFlag{&rf.interval, 10 * time.Millisecond, "", time.Hour}, "i", "reporting interval")
+	fs.Uint64Var(&rf.seed, "seed", 1, "seed of the random route")
+	fs.Var(intFlag{&rf.warmup, 0, 1000, "intervals"}, "warmup", "leading intervals left out of the summary")
+}
+
+func checkBackend(s string) error {
+	if s == bypassName {
+		return nil
+	}
+	_, err := findBackend(s)
+	return err
+}
+
+// config turns the parsed flags into a run configuration; errors name the
+// flag.
+func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
+	c := pipebench.Config{
+		Pipes: rf.pipes, InFlight: rf.inFlight, Seed: rf.seed,
+		Duration: rf.duration, Interval: rf.interval,
+	}
+	c.Writer, _ = pipebench.ParseWriterMode(rf.writer)
+	c.Route, _ = pipebench.ParseRoute(rf.route)
+	bypass := rf.bypass || rf.backend == bypassName
+	switch {
+	case rf.bypass && set["b"] && rf.backend != bypassName:
+		return c, fmt.Errorf("-f bypasses the readiness call; it cannot be combined with -b %s", rf.backend)
+	case bypass:
+		c.Bypass = true
+	default:
+		c.Backend, _ = findBackend(rf.backend)
+	}
+	if c.Duration > 0 && c.Interval > c.Duration {
+		return c, fmt.Errorf("-i %v is longer than -d %v: want an interval no longer than the duration", c.Interval, c.Duration)
+	}
+	if err := c.Validate(); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// command is the whole program as a function of its arguments and outputs,
+// so that tests can run it. stop, when closed, ends a run early.
+func command(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
+	fs := flag.NewFlagSet("pipebench", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var rf runFlags
+	rf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			usage(stdout, fs)
+			return exitOK
+		}
+		return usageError(stderr, err)
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, fmt.Errorf("unexpected argument %q: pipebench takes flags only (see pipebench -h)", fs.Arg(0)))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	cfg, err := rf.config(set)
+	if err != nil {
+		return usageError(stderr, err)
+	}
+	out := &report.Text{W: stdout, Warmup: rf.warmup}
+	cfg.Stop = stop
+	cfg.OnSetup = func(s pipebench.Setup) { out.Setup(s) }
+	cfg.OnInterval = func(iv pipebench.Interval) { out.Interval(iv) }
+	res, err := pipebench.Run(cfg)
+	var limitErr *pipebench.LimitError
+	var cfgErr *pipebench.ConfigError
+	if errors.As(err, &limitErr) || errors.As(err, &cfgErr) {
+		return usageError(stderr, err)
+	}
+	if res != nil {
+		out.Result(res)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "pipebench: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// usageError prints one line naming what was wrong and returns exit status 2.
+func usageError(w io.Writer, err error) int {
+	msg := err.Error()
+	if strings.HasPrefix(msg, "flag provided but not defined") {
+		msg += " (see pipebench -h)"
+	}
+	fmt.Fprintf(w, "pipebench: %s\n", msg)
+	return exitUsage
+}
+
+func usage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "usage: pipebench [flags]\n\nMeasures readiness notification (select, poll, epoll) on N pipes with L tokens in flight.\n\n")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}

@@ -1,0 +1,37 @@
+// Command pipebench measures how Linux tells a program that a descriptor is
+// ready (select, poll, epoll) on a token-passing workload across thousands of
+// pipes, and prints epoll_pipe_bench's familiar lines and a summary.
+//
+//	pipebench -n 10000 -l 10
+//
+// Run pipebench -h for the flags; README.md explains the output.
+//
+// containermaxprocs=0 keeps the runtime from holding two cgroup files open
+// for the whole run (Go 1.25+): at -n 9996 in one process every descriptor
+// counts. GOMAXPROCS is then the CPU count unless set in the environment.
+
+//go:debug containermaxprocs=0
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/pipebench/pipebench/pipebench"
+)
+
+func main() {
+	// This binary is also its own writer process.
+	pipebench.RunWriterProcessIfAsked()
+	stop := make(chan struct{})
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-sig
+		close(stop)
+		// A second signal ends the process the ordinary way.
+		signal.Stop(sig)
+	}()
+	os.Exit(command(os.Args[1:], os.Stdout, os.Stderr, stop))
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pipebench/pipebench/pipebench"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// TestMain lets this test binary serve as its own writer process.
+func TestMain(m *testing.M) {
+	pipebench.RunWriterProcessIfAsked()
+	os.Exit(m.Run())
+}
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n--- got\n%s--- want\n%s", path, got, want)
+	}
+}
+
+// numbers hides what changes from run to run, so that golden files hold the
+// output's shape.
+var numbers = regexp.MustCompile(`-?[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?(ns|µs|ms|s|%)?`)
+
+func shape(b []byte) []byte { return numbers.ReplaceAll(b, []byte("#")) }
+
+func runCommand(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = command(args, &out, &errb, nil)
+	return code, out.String(), errb.String()
+}
+
+func TestBadInput(t *testing.T) {
+	cases := []struct{ name, args string }{
+		{"pipes-not-a-number", "-n abc"},
+		{"pipes-zero", "-n 0"},
+		{"pipes-too-many", "-n 2000000"},
+		{"inflight-negative", "-l -1"},
+		{"inflight-too-many", "-l 5000"},
+		{"duration-no-unit", "-d 10"},
+		{"duration-negative", "-d -1s"},
+		{"interval-zero", "-i 0"},
+		{"interval-longer-than-duration", "-i 2s -d 1s"},
+		{"unknown-backend", "-b kqueue"},
+		{"unknown-writer", "-writer fork"},
+		{"unknown-route", "-route zigzag"},
+		{"unknown-flag", "-x"},
+		{"stray-argument", "-n 10 extra"},
+		{"bypass-with-backend", "-f -b poll"},
+		{"bypass-with-thread", "-f -writer thread"},
+		{"unbounded-self", "-l 0 -writer self"},
+		{"limit-self", "-n 15000 -writer self"},
+		{"limit-process", "-n 30000 -writer process"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runCommand(t, strings.Fields(c.args)...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if stdout != "" {
+				t.Errorf("bad input printed to stdout: %q", stdout)
+			}
+			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "pipebench: ") {
+				t.Errorf("want one line starting with 'pipebench: ', got %q", stderr)
+			}
+			got := []byte("$ pipebench " + c.args + "\n" + stderr)
+			if strings.HasPrefix(c.name, "limit-") {
+				// The counts depend on the descriptors this process inherited.
+				got = shape(got)
+			}
+			golden(t, "errors/"+c.name+".golden", got)
+		})
+	}
+}
+
+func TestHelp(t *testing.T) {
+	code, stdout, _ := runCommand(t, "-h")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, f := range []string{"-n", "-l", "-b", "-f", "-writer", "-d", "-i", "-seed", "-route"} {
+		if !regexp.MustCompile(`(?m)^  ` + f + `\b`).MatchString(stdout) {
+			t.Errorf("help does not describe %s", f)
+		}
+	}
+}
+
+func TestOutputShape(t *testing.T) {
+	cases := []struct{ name, args string }{
+		{"self", "-n 20 -l 2 -writer self -d 300ms -i 100ms"},
+		{"thread", "-n 20 -l 2 -writer thread -b poll -d 300ms -i 100ms"},
+		{"process", "-n 20 -l 2 -writer process -b select -d 300ms -i 100ms"},
+		{"bypass", "-n 20 -l 2 -f -d 300ms -i 100ms"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runCommand(t, strings.Fields(c.args)...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			lines := strings.Split(strings.TrimSpace(stdout), "\n")
+			if len(lines) < 4 || !strings.Contains(lines[0], "pipes setup") {
+				t.Fatalf("unexpected output:\n%s", stdout)
+			}
+			for _, l := range lines[1:4] {
+				if !regexp.MustCompile(`^[0-9]+ evts/sec( [0-9.e+]+ samples per call)?$`).MatchString(l) {
+					t.Errorf("interval line %q is not in epoll_pipe_bench's format", l)
+				}
+			}
+			if !strings.Contains(stdout, " lost 0") {
+				t.Errorf("summary does not account for every token:\n%s", stdout)
+			}
+			// Warnings depend on the machine's noise; the golden file holds the rest.
+			var kept []string
+			for _, l := range strings.Split(stdout, "\n") {
+				if !strings.HasPrefix(l, "warning: ") {
+					kept = append(kept, l)
+				}
+			}
+			golden(t, "output/"+c.name+".golden", shape([]byte("$ pipebench "+c.args+"\n"+strings.Join(kept, "\n"))))
+		})
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	stop := make(chan struct{})
+	close(stop)
+	var out, errb bytes.Buffer
+	code := command(strings.Fields("-n 10 -d 0 -writer self"), &out, &errb, stop)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "interrupted after") || !strings.Contains(out.String(), "lost 0") {
+		t.Errorf("an interrupted run must still print its summary:\n%s", out.String())
+	}
+}

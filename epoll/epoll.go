@@ -1,0 +1,139 @@
+// Package epoll is the epoll(7) backend of pipebench, in the variants worth
+// comparing, each its own factory sharing one implementation: level-triggered
+// ("epoll"), edge-triggered ("epoll-et") and one-shot ("epoll-oneshot").
+// Interest lives in the kernel, so Wait costs what is ready rather than what
+// is registered, and every change of interest is an epoll_ctl call, counted
+// by CtlCalls. Options.Exclusive adds EPOLLEXCLUSIVE to every registration.
+package epoll
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/pipebench/pipebench/internal/waitutil"
+	"github.com/pipebench/pipebench/pipebench"
+	"golang.org/x/sys/unix"
+)
+
+// maxEvents caps the events buffer: one epoll_wait reports at most this many.
+const maxEvents = 65536
+
+// backend is one epoll instance. The tag is stored in the event's data (Fd)
+// and the descriptor beside it (Pad), so Wait maps events to tags with no
+// lookup and a one-shot re-arm knows which descriptor to modify.
+type backend struct {
+	epfd      int
+	events    []unix.EpollEvent
+	addEvents uint32 // events for EPOLL_CTL_ADD
+	modEvents uint32 // events for a one-shot re-arm (EPOLLEXCLUSIVE is refused on MOD)
+	oneShot   bool
+	ctl       atomic.Uint64
+
+	// One-shot only: events[:reported] are what the last Wait reported,
+	// disarmed by the kernel; disarmed[fd] says fd is still registered and
+	// waits for its re-arm at the start of the next Wait.
+	reported int
+	disarmed []bool
+}
+
+// opener returns the Open function of the variant whose extra event flags
+// are mode (0, EPOLLET or EPOLLONESHOT).
+func opener(mode uint32) func(pipebench.Options) (pipebench.Backend, error) {
+	return func(o pipebench.Options) (pipebench.Backend, error) { return open(o, mode) }
+}
+
+func open(o pipebench.Options, mode uint32) (pipebench.Backend, error) {
+	if o.Pipes < 0 || o.MaxFD < 0 {
+		return nil, fmt.Errorf("epoll: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
+	}
+	oneShot := mode&unix.EPOLLONESHOT != 0
+	if o.Exclusive && oneShot {
+		return nil, fmt.Errorf("epoll: EPOLLEXCLUSIVE cannot be combined with EPOLLONESHOT")
+	}
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("epoll_create1: %w", err)
+	}
+	b := &backend{
+		epfd:      epfd,
+		events:    make([]unix.EpollEvent, min(max(o.Pipes, 1), maxEvents)),
+		addEvents: unix.EPOLLIN | mode,
+		modEvents: unix.EPOLLIN | mode,
+		oneShot:   oneShot,
+	}
+	if o.Exclusive {
+		b.addEvents |= unix.EPOLLEXCLUSIVE
+	}
+	if oneShot {
+		b.disarmed = make([]bool, o.MaxFD+1)
+	}
+	return b, nil
+}
+
+// ctlCall makes one counted epoll_ctl call.
+func (b *backend) ctlCall(op, fd int, ev *unix.EpollEvent) error {
+	b.ctl.Add(1)
+	return unix.EpollCtl(b.epfd, op, fd, ev)
+}
+
+func (b *backend) Add(fd int, tag int32) error {
+	ev := unix.EpollEvent{Events: b.addEvents, Fd: tag, Pad: int32(fd)}
+	if err := b.ctlCall(unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		return fmt.Errorf("epoll_ctl add fd %d: %w", fd, err)
+	}
+	if b.oneShot {
+		b.disarmed = waitutil.Grow(b.disarmed, fd, false)
+		b.disarmed[fd] = false
+	}
+	return nil
+}
+
+func (b *backend) Remove(fd int, tag int32) error {
+	if err := b.ctlCall(unix.EPOLL_CTL_DEL, fd, nil); err != nil {
+		return fmt.Errorf("epoll_ctl del fd %d: %w", fd, err)
+	}
+	if b.oneShot && fd < len(b.disarmed) {
+		b.disarmed[fd] = false // removed since reported: no re-arm
+	}
+	return nil
+}
+
+func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
+	if len(ready) == 0 {
+		return 0, waitutil.ErrNoRoom
+	}
+	if b.oneShot {
+		if err := b.rearm(); err != nil {
+			return 0, err
+		}
+	}
+	events := b.events[:min(len(ready), len(b.events))]
+	n, err := waitutil.RetryEINTR(timeout, func(d time.Duration) (int, error) {
+		return unix.EpollWait(b.epfd, events, waitutil.Millis(d))
+	})
+	if err != nil {
+		return 0, fmt.Errorf("epoll_wait: %w", err)
+	}
+	for i, ev := range events[:n] {
+		ready[i] = ev.Fd
+	}
+	if b.oneShot {
+		b.disarmedBy(events[:n])
+	}
+	return n, nil
+}
+
+func (b *backend) CtlCalls() uint64 { return b.ctl.Load() }
+
+func (b *backend) Close() error {
+	if b.epfd < 0 {
+		return nil
+	}
+	err := unix.Close(b.epfd)
+	b.epfd = -1
+	if err != nil {
+		return fmt.Errorf("close epoll fd: %w", err)
+	}
+	return nil
+}

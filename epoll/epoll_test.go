@@ -1,0 +1,48 @@
+package epoll
+
+import (
+	"testing"
+
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/pipebenchtest"
+)
+
+func TestEpoll(t *testing.T) {
+	for _, f := range Factories {
+		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestBackend(t, f) })
+	}
+}
+
+// TestExclusive runs the conformance suite with Options.Exclusive set on the
+// variants that accept it: with a single waiter EPOLLEXCLUSIVE must change
+// nothing the contract promises.
+func TestExclusive(t *testing.T) {
+	for _, f := range []pipebench.Factory{LevelFactory, EdgeFactory} {
+		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestBackend(t, exclusive(f)) })
+	}
+}
+
+func TestOneShotRefusesExclusive(t *testing.T) {
+	b, err := OneShotFactory.Open(pipebench.Options{Pipes: 1, MaxFD: 10, Exclusive: true})
+	if err == nil {
+		b.Close()
+		t.Fatal("epoll-oneshot opened with Exclusive; the kernel refuses EPOLLEXCLUSIVE|EPOLLONESHOT, so Open should")
+	}
+}
+
+// exclusive returns f opening its backends with Options.Exclusive set.
+func exclusive(f pipebench.Factory) pipebench.Factory {
+	open := f.Open
+	f.Name += "+exclusive"
+	f.Open = func(o pipebench.Options) (pipebench.Backend, error) {
+		o.Exclusive = true
+		return open(o)
+	}
+	return f
+}
+
+func BenchmarkEpoll(b *testing.B) {
+	for _, f := range Factories {
+		b.Run(f.Name, func(b *testing.B) { pipebenchtest.BenchmarkPingPong(b, f) })
+	}
+}

@@ -1,0 +1,112 @@
+package pipebench
+
+import (
+	"fmt"
+	"time"
+)
+
+// Backend is one readiness-notification mechanism: it is told which
+// descriptors to watch for readability and reports, when asked, which of
+// them are ready. Every implementation must provide these methods, and the
+// conformance suite in package pipebenchtest checks each rule on real pipes.
+//
+// Add registers fd for readability under tag. Tags are small non-negative
+// integers chosen by the caller (the harness uses the pipe's index); Wait
+// reports tags, never descriptors, so that the caller needs no lookup. Adding
+// a descriptor twice is an error. A backend may be given descriptors above
+// 1024 and must handle them (select must not use a fixed FD_SETSIZE set).
+//
+// Remove stops watching fd. Once Remove returns, Wait never reports tag
+// again until it is added anew, even if the descriptor was ready before.
+//
+// Wait blocks until at least one registered descriptor is readable (data or
+// end of file) or the timeout passes, stores the tags of ready descriptors in
+// ready and returns how many it stored (never more than len(ready)). The
+// timeout rule:
+//
+//	timeout < 0   wait until something is ready
+//	timeout == 0  do not block: report what is ready now
+//	timeout > 0   wait at most about timeout, rounded up to the mechanism's
+//	              granularity (epoll_wait counts milliseconds), never less
+//
+// n == 0 with a nil error means the timeout passed with nothing ready. EINTR
+// is retried inside Wait with the time that remains; it never reaches the
+// caller. Wait must not allocate, lock or read a clock per call beyond what
+// its system call does: it is the hot loop. A descriptor reported ready and
+// not read is reported again by level-triggered backends; backends with the
+// EdgeTriggered feature report it again only when new data arrives, and the
+// caller must then read until a short read. Backends with the OneShot
+// feature disarm a descriptor when they report it and re-arm it, themselves,
+// at the start of the next Wait (after the caller has read it).
+//
+// Close releases what the backend holds (an epoll descriptor, a ring). It
+// does not close the registered descriptors. Wait, Add and Remove are called
+// from one goroutine at a time; the backend needs no lock.
+//
+// CtlCalls returns how many interest-changing system calls (epoll_ctl and the
+// like) the backend has made so far; backends that change interest in user
+// memory (poll, select) return 0. It may be called from another goroutine.
+type Backend interface {
+	Add(fd int, tag int32) error
+	Remove(fd int, tag int32) error
+	Wait(ready []int32, timeout time.Duration) (int, error)
+	CtlCalls() uint64
+	Close() error
+}
+
+// Features are the capabilities a backend declares, so that the harness
+// never discovers them by trial.
+type Features uint32
+
+const (
+	// EdgeTriggered: a ready descriptor is reported once per arrival of new
+	// data; the reader must read until a short read or EAGAIN.
+	EdgeTriggered Features = 1 << iota
+	// OneShot: a reported descriptor is disarmed until the backend re-arms it
+	// at the start of the next Wait; re-arming costs a ctl call per event.
+	OneShot
+	// NoWaitCall: the backend makes no readiness call (the bypass, the Go
+	// netpoller): samples per call does not apply and is printed as n/a.
+	NoWaitCall
+)
+
+// Has reports whether all of the features in g are in f.
+func (f Features) Has(g Features) bool { return f&g == g }
+
+// Options are what a backend is told when it is opened.
+type Options struct {
+	// Pipes is how many descriptors will be registered; backends size their
+	// arrays from it once, so that Wait never allocates.
+	Pipes int
+	// MaxFD is the largest descriptor number that may be registered.
+	MaxFD int
+	// Exclusive asks for EPOLLEXCLUSIVE wake-ups where the mechanism has them.
+	Exclusive bool
+}
+
+// Factory describes a backend and opens instances of it. The command keeps
+// the table of factories; backends do not know about each other.
+type Factory struct {
+	// Name is what -b takes ("epoll", "epoll-et", ...).
+	Name string
+	// Summary is one line for the help text.
+	Summary string
+	// Features are the backend's declared capabilities.
+	Features Features
+	// FDs is how many descriptors one open instance holds itself, counted
+	// when the harness checks the descriptor limit before making any pipe.
+	FDs int
+	// Open creates an instance.
+	Open func(Options) (Backend, error)
+}
+
+// Validate reports a factory that cannot be used by the harness.
+func (f *Factory) Validate() error {
+	if f.Name == "" {
+		return fmt.Errorf("backend factory has no name")
+	}
+	if f.Open == nil {
+		return fmt.Errorf("backend %s: no Open function", f.Name)
+	}
+	return nil
+}

@@ -1,0 +1,218 @@
+package pipebench
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// The writer process is this same binary started again with writerEnv set;
+// its control socket is descriptor 3.
+const (
+	writerEnv = "PIPEBENCH_WRITER_PROCESS"
+	writerFD  = 3
+)
+
+// RunWriterProcessIfAsked runs the writer side and exits when this process
+// was started as a writer process. Every binary that runs benchmarks in
+// process mode (the command, test binaries) calls it first thing in main or
+// TestMain.
+func RunWriterProcessIfAsked() {
+	if os.Getenv(writerEnv) == "" {
+		return
+	}
+	if err := writerProcessMain(writerFD); err != nil {
+		fmt.Fprintf(os.Stderr, "pipebench writer process: %v\n", err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func writerProcessMain(ctl int) (err error) {
+	runtime.LockOSThread()
+	defer func() {
+		if err != nil {
+			// Best effort: the reader learns the cause; it also sees the exit.
+			_ = sendMsg(ctl, msgError, writerReport{Error: err.Error()}, nil)
+		}
+	}()
+	if _, err := RaiseFileLimit(); err != nil {
+		return err
+	}
+	kind, body, _, err := recvMsg(ctl, -1)
+	if err != nil {
+		return err
+	}
+	if kind != msgSetup {
+		return fmt.Errorf("expected setup message, got %q", kind)
+	}
+	var s writerSetup
+	if err := json.Unmarshal(body, &s); err != nil {
+		return fmt.Errorf("decode setup: %w", err)
+	}
+	w := writer{wfds: make([]int32, s.Pipes), route: newRouter(s.Route, s.Seed, s.Pipes), inFlight: s.InFlight, credits: -1}
+	got := 0
+	for got < s.Pipes || w.credits < 0 {
+		kind, body, fds, err := recvMsg(ctl, -1)
+		if err != nil {
+			return err
+		}
+		if kind != msgFDs {
+			return fmt.Errorf("expected descriptors, got %q", kind)
+		}
+		var b fdBatch
+		if err := json.Unmarshal(body, &b); err != nil {
+			return fmt.Errorf("decode descriptor batch: %w", err)
+		}
+		if b.Credit {
+			if len(fds) != 1 {
+				return fmt.Errorf("credit batch carried %d descriptors", len(fds))
+			}
+			w.credits = int32(fds[0])
+			continue
+		}
+		if b.First != got || b.First+len(fds) > s.Pipes {
+			return fmt.Errorf("descriptor batch for pipes %d..%d out of order (have %d of %d)", b.First, b.First+len(fds), got, s.Pipes)
+		}
+		for i, fd := range fds {
+			w.wfds[b.First+i] = int32(fd)
+		}
+		got += len(fds)
+	}
+	if err := sendMsg(ctl, msgReady, writerReady{TID: unix.Gettid()}, nil); err != nil {
+		return err
+	}
+	kind, _, _, err = recvMsg(ctl, -1)
+	if err != nil {
+		return err
+	}
+	if kind != msgStart {
+		return fmt.Errorf("expected start, got %q", kind)
+	}
+	th := startUsage(unix.RUSAGE_THREAD)
+	pr := startUsage(unix.RUSAGE_SELF)
+	if err := w.run(); err != nil {
+		return err
+	}
+	rep := writerReport{Sent: w.sent, Full: w.full}
+	if rep.Thread, err = th.stop(); err != nil {
+		return err
+	}
+	if rep.Process, err = pr.stop(); err != nil {
+		return err
+	}
+	return sendMsg(ctl, msgReport, rep, nil)
+}
+
+// writerProcess is the reader's handle on its writer process.
+type writerProcess struct {
+	cmd  *exec.Cmd
+	ctl  int
+	done chan struct{} // closed when the process has exited
+	mu   sync.Mutex
+	exit error // why it exited, once done is closed
+}
+
+// startWriterProcess starts this binary again as a writer process.
+func startWriterProcess() (*writerProcess, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find own executable for the writer process: %w", err)
+	}
+	sp, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("make control socketpair: %w", err)
+	}
+	childEnd := os.NewFile(uintptr(sp[1]), "pipebench-control")
+	cmd := exec.Command(exe)
+	cmd.Env = append(os.Environ(), writerEnv+"=1")
+	cmd.ExtraFiles = []*os.File{childEnd}
+	cmd.Stderr = os.Stderr
+	// Its own process group keeps a terminal's ^C away from it: the reader
+	// stops it in order. Pdeathsig ends it if the reader dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		childEnd.Close()
+		unix.Close(sp[0])
+		return nil, fmt.Errorf("start writer process %s: %w", exe, err)
+	}
+	childEnd.Close()
+	p := &writerProcess{cmd: cmd, ctl: sp[0], done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.exit = err
+		if err == nil {
+			p.exit = errors.New("exited with status 0")
+		}
+		p.mu.Unlock()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// exitCause describes how the process ended, waiting up to wait for it.
+func (p *writerProcess) exitCause(wait time.Duration) (string, bool) {
+	select {
+	case <-p.done:
+	case <-time.After(wait):
+		return "", false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return fmt.Sprintf("writer process %d %v", p.cmd.Process.Pid, p.exit), true
+}
+
+func (p *writerProcess) setup(s writerSetup) error { return sendMsg(p.ctl, msgSetup, s, nil) }
+
+func (p *writerProcess) sendFDs(first int, fds []int) error {
+	return sendMsg(p.ctl, msgFDs, fdBatch{First: first}, fds)
+}
+
+func (p *writerProcess) sendCreditFD(fd int) error {
+	return sendMsg(p.ctl, msgFDs, fdBatch{Credit: true}, []int{fd})
+}
+
+// await reads the next message, which must be of kind want. A failure or
+// death of the writer becomes an error naming the cause.
+func (p *writerProcess) await(want byte, timeout time.Duration) ([]byte, error) {
+	kind, body, _, err := recvMsg(p.ctl, timeout)
+	if err != nil {
+		if cause, ok := p.exitCause(time.Second); ok {
+			return nil, fmt.Errorf("%s: %w", cause, err)
+		}
+		return nil, err
+	}
+	switch kind {
+	case want:
+		return body, nil
+	case msgError:
+		var r writerReport
+		_ = json.Unmarshal(body, &r)
+		return nil, fmt.Errorf("writer process %d failed: %s", p.cmd.Process.Pid, r.Error)
+	}
+	return nil, fmt.Errorf("writer process sent %q, expected %q", kind, want)
+}
+
+// close ends the process (killing it if it has not exited within wait) and
+// releases the control socket.
+func (p *writerProcess) close(wait time.Duration) {
+	select {
+	case <-p.done:
+	case <-time.After(wait):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+	unix.Close(p.ctl)
+}
+
+func (p *writerProcess) pid() string { return strconv.Itoa(p.cmd.Process.Pid) }

@@ -1,0 +1,168 @@
+package pipebench
+
+import (
+	"fmt"
+	"time"
+)
+
+// WriterMode says who forwards a token after the reader has read it.
+type WriterMode int
+
+const (
+	// WriterAuto is WriterThread unless the descriptor limit forbids it, then
+	// WriterProcess.
+	WriterAuto WriterMode = iota
+	// WriterSelf: the reader writes each token on to the next pipe itself,
+	// on one thread (pipetest, libevent's bench).
+	WriterSelf
+	// WriterThread: a writer OS thread sends tokens; the reader returns
+	// credits in one write per readiness call (epoll_pipe_bench).
+	WriterThread
+	// WriterProcess: as WriterThread, with the writer in a child process that
+	// holds only the write ends.
+	WriterProcess
+)
+
+var writerNames = [...]string{"auto", "self", "thread", "process"}
+
+func (m WriterMode) String() string {
+	if m < 0 || int(m) >= len(writerNames) {
+		return fmt.Sprintf("WriterMode(%d)", int(m))
+	}
+	return writerNames[m]
+}
+
+// ParseWriterMode maps a -writer value to its mode.
+func ParseWriterMode(s string) (WriterMode, error) {
+	for i, n := range writerNames {
+		if s == n {
+			return WriterMode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown writer %q: want self, thread, process or auto", s)
+}
+
+// Route says how the next pipe for a token is chosen.
+type Route int
+
+const (
+	// RouteRandom picks the next pipe with a seeded xorshift generator, as
+	// the original's rand() did.
+	RouteRandom Route = iota
+	// RouteNext sends the token to pipe i+1 (wrapping).
+	RouteNext
+)
+
+func (r Route) String() string {
+	if r == RouteNext {
+		return "next"
+	}
+	return "random"
+}
+
+// ParseRoute maps a -route value to its Route.
+func ParseRoute(s string) (Route, error) {
+	switch s {
+	case "random":
+		return RouteRandom, nil
+	case "next":
+		return RouteNext, nil
+	}
+	return 0, fmt.Errorf("unknown route %q: want random or next", s)
+}
+
+// MaxInFlight bounds -l: a pipe made while the user is over
+// pipe-user-pages-soft holds only two pages, and in self mode every token may
+// land in one pipe, whose write must never block.
+const MaxInFlight = 4096
+
+// Config is one benchmark run.
+type Config struct {
+	// Pipes is how many pipes are made (-n).
+	Pipes int
+	// InFlight is how many tokens circulate (-l); 0 means the writer never
+	// waits for credits (needs a writer thread or process).
+	InFlight int
+	// Backend is the readiness mechanism; nil when Bypass is set.
+	Backend *Factory
+	// Bypass makes no readiness call: whoever writes pipe j reads it (-f).
+	Bypass bool
+	// Writer says who forwards tokens.
+	Writer WriterMode
+	// Route picks the next pipe.
+	Route Route
+	// Seed seeds the random route.
+	Seed uint64
+	// Duration is how long the measured window lasts; 0 runs until Stop.
+	Duration time.Duration
+	// Interval is the reporting interval (-i).
+	Interval time.Duration
+	// WaitTimeout bounds each readiness call so that the reader notices a
+	// stop request; calls that time out are counted as empty. Default 100ms.
+	WaitTimeout time.Duration
+	// StallAfter ends the run with a StallError when no event arrives for this
+	// long. Default: the larger of three intervals and 2 s.
+	StallAfter time.Duration
+	// Stop, when closed, ends the run early; the result is still complete.
+	Stop <-chan struct{}
+	// OnSetup is called once the pipes are ready and the reader and writer
+	// threads are waiting to start: the measured window begins when it
+	// returns (profilers start here).
+	OnSetup func(Setup)
+	// OnDone is called as soon as the measured window ends, before teardown
+	// (profilers stop here).
+	OnDone func()
+	// OnInterval is called at the end of every full interval, from the
+	// reporting goroutine.
+	OnInterval func(Interval)
+}
+
+// BackendName is the name shown for the configured mechanism.
+func (c *Config) BackendName() string {
+	if c.Bypass || c.Backend == nil {
+		return "bypass"
+	}
+	return c.Backend.Name
+}
+
+// Validate reports the first setting that cannot run, naming its flag.
+func (c *Config) Validate() error {
+	switch {
+	case c.Pipes < 1:
+		return fmt.Errorf("-n %d: want at least 1 pipe", c.Pipes)
+	case c.InFlight < 0 || c.InFlight > MaxInFlight:
+		return fmt.Errorf("-l %d: want 0 (unbounded) to %d tokens in flight", c.InFlight, MaxInFlight)
+	case c.Interval <= 0:
+		return fmt.Errorf("-i %v: want a positive interval", c.Interval)
+	case c.Duration < 0:
+		return fmt.Errorf("-d %v: want a duration >= 0 (0 runs until interrupted)", c.Duration)
+	case c.Bypass && c.Backend != nil:
+		return fmt.Errorf("-f: the bypass makes no readiness call; do not combine it with -b %s", c.Backend.Name)
+	case !c.Bypass && c.Backend == nil:
+		return fmt.Errorf("-b: no backend given")
+	case c.Bypass && c.Writer != WriterSelf && c.Writer != WriterAuto:
+		return fmt.Errorf("-f with -writer %s: the bypass reads the pipe its writer wrote, so it needs -writer self", c.Writer)
+	case c.InFlight == 0 && (c.Writer == WriterSelf || c.Bypass):
+		return fmt.Errorf("-l 0 (unbounded) needs a separate writer: use -writer thread, process or auto")
+	}
+	if c.Backend != nil {
+		if err := c.Backend.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Config) withDefaults() Config {
+	d := *c
+	if d.WaitTimeout == 0 {
+		d.WaitTimeout = 100 * time.Millisecond
+	}
+	if d.StallAfter == 0 {
+		d.StallAfter = max(3*d.Interval, 2*time.Second)
+	}
+	if d.Bypass && d.Writer == WriterAuto {
+		d.Writer = WriterSelf
+	}
+	return d
+}

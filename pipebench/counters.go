@@ -1,0 +1,73 @@
+package pipebench
+
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// counters are what the reader publishes for the reporter: one atomic add
+// per counter per readiness call (never per event). seq makes a snapshot
+// consistent: it is odd while the reader publishes, and a reader of the
+// counters retries until it sees the same even value before and after.
+type counters struct {
+	seq                                                   atomic.Uint64
+	events, tokens, calls, empty, reads, writes, spurious atomic.Uint64
+}
+
+// begin and end bracket one publication by the reader.
+func (c *counters) begin() { c.seq.Add(1) }
+func (c *counters) end()   { c.seq.Add(1) }
+
+// Counts is a snapshot of the reader's counters.
+type Counts struct {
+	// Events are successful reads of pipes reported ready.
+	Events uint64 `json:"events"`
+	// Tokens are bytes those reads carried.
+	Tokens uint64 `json:"tokens"`
+	// Calls are readiness calls; EmptyCalls those that returned nothing.
+	Calls      uint64 `json:"calls"`
+	EmptyCalls uint64 `json:"empty_calls"`
+	// Reads are read(2) calls, Writes the reader's write(2) calls (tokens it
+	// forwarded in self mode, credit words otherwise).
+	Reads  uint64 `json:"reads"`
+	Writes uint64 `json:"writes"`
+	// Ctl are interest-changing calls (epoll_ctl) made while measuring.
+	Ctl uint64 `json:"ctl_calls"`
+	// Spurious are reads of a pipe reported ready that found nothing.
+	Spurious uint64 `json:"spurious"`
+}
+
+func (c *counters) snapshot() Counts {
+	for {
+		s := c.seq.Load()
+		if s&1 == 0 {
+			n := c.load()
+			if c.seq.Load() == s {
+				return n
+			}
+		}
+		runtime.Gosched()
+	}
+}
+
+func (c *counters) load() Counts {
+	return Counts{
+		Events:     c.events.Load(),
+		Tokens:     c.tokens.Load(),
+		Calls:      c.calls.Load(),
+		EmptyCalls: c.empty.Load(),
+		Reads:      c.reads.Load(),
+		Writes:     c.writes.Load(),
+		Spurious:   c.spurious.Load(),
+	}
+}
+
+// Sub returns a - b.
+func (a Counts) Sub(b Counts) Counts {
+	return Counts{
+		Events: a.Events - b.Events, Tokens: a.Tokens - b.Tokens,
+		Calls: a.Calls - b.Calls, EmptyCalls: a.EmptyCalls - b.EmptyCalls,
+		Reads: a.Reads - b.Reads, Writes: a.Writes - b.Writes,
+		Ctl: a.Ctl - b.Ctl, Spurious: a.Spurious - b.Spurious,
+	}
+}

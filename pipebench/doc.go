@@ -1,0 +1,10 @@
+// Package pipebench is the harness of the pipebench suite: it makes N pipes,
+// keeps L tokens in flight through them, asks a Backend which read ends are
+// ready, reads them, forwards the tokens (itself, from a writer thread or
+// from a writer process) and counts everything it does, so that select, poll,
+// epoll and later mechanisms are measured on exactly the same workload.
+//
+// The Backend interface is the contract every mechanism implements; Run is
+// the whole benchmark. The hot loop only increments counters: no allocation,
+// lock, channel operation or clock read per event.
+package pipebench

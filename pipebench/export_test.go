@@ -1,0 +1,51 @@
+package pipebench
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// LoopAllocs runs the reader's hot loop for calls readiness calls on be over
+// rfds/wfds in self mode with tokens already in flight, and returns the
+// events it handled. It lets the external tests check that the loop
+// allocates nothing, on a real backend.
+type LoopHarness struct {
+	rd   reader
+	stop atomic.Bool
+	ctr  counters
+	cw   *countingWait
+}
+
+type countingWait struct {
+	Backend
+	left int
+	stop *atomic.Bool
+}
+
+func (c *countingWait) Wait(ready []int32, timeout time.Duration) (int, error) {
+	n, err := c.Backend.Wait(ready, timeout)
+	c.left--
+	if c.left <= 0 {
+		c.stop.Store(true)
+	}
+	return n, err
+}
+
+// NewLoopHarness builds a self-mode reader over be.
+func NewLoopHarness(be Backend, rfds, wfds []int32, edge bool) *LoopHarness {
+	h := &LoopHarness{}
+	h.cw = &countingWait{Backend: be, stop: &h.stop}
+	h.rd = reader{be: h.cw, rfds: rfds, wfds: wfds, ready: make([]int32, len(rfds)), route: newRouter(RouteRandom, 1, len(rfds)),
+		self: true, edge: edge, credit: -1, timeout: -1, stop: &h.stop, ctr: &h.ctr}
+	return h
+}
+
+// Loop runs calls readiness calls and returns the error of the loop.
+func (h *LoopHarness) Loop(calls int) error {
+	h.cw.left = calls
+	h.stop.Store(false)
+	return h.rd.loop()
+}
+
+// Events is the events handled so far.
+func (h *LoopHarness) Events() uint64 { return h.ctr.events.Load() }

@@ -1,0 +1,135 @@
+package pipebench
+
+import (
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// RaiseFileLimit raises the soft RLIMIT_NOFILE to the hard limit and returns
+// the limit now in force.
+func RaiseFileLimit() (uint64, error) {
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		return 0, fmt.Errorf("getrlimit RLIMIT_NOFILE: %w", err)
+	}
+	if lim.Cur < lim.Max {
+		lim.Cur = lim.Max
+		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+			return 0, fmt.Errorf("raise RLIMIT_NOFILE soft limit to %d: %w", lim.Max, err)
+		}
+	}
+	return lim.Cur, nil
+}
+
+// OpenFDs counts this process's open descriptors.
+func OpenFDs() (int, error) {
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return 0, fmt.Errorf("count open descriptors: %w", err)
+	}
+	// ReadDir's own descriptor is listed while it reads.
+	return len(ents) - 1, nil
+}
+
+// batchFDs is how many write ends travel in one SCM_RIGHTS message to the
+// writer process (the kernel's SCM_MAX_FD is 253).
+const batchFDs = 250
+
+// childBaseFDs is what a freshly started writer process holds before its
+// pipes: stdin, stdout, stderr, the control socket, the Go runtime's own
+// epoll descriptor and its wake-up eventfd, and a spare.
+const childBaseFDs = 7
+
+// Plan is the writer mode chosen for a run and the descriptor arithmetic
+// behind it.
+type Plan struct {
+	Writer WriterMode
+	// Reason says why auto chose the writer it chose; empty otherwise.
+	Reason string
+	// ReaderFDs and WriterFDs are the peak descriptors the reading process
+	// and (process mode) the writer process will hold.
+	ReaderFDs, WriterFDs int
+	// Limit is RLIMIT_NOFILE in each process.
+	Limit uint64
+}
+
+// LimitError says that a run cannot fit under the descriptor limit.
+type LimitError struct {
+	Pipes  int
+	Writer WriterMode
+	Need   int
+	Limit  uint64
+	Remedy string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("-n %d with -writer %s needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): %s",
+		e.Pipes, e.Writer, e.Need, e.Limit, e.Remedy)
+}
+
+// need returns the peak descriptors each process holds for mode.
+func need(mode WriterMode, pipes, base, backendFDs int) (reader, writer int) {
+	switch mode {
+	case WriterSelf:
+		return base + backendFDs + 2*pipes, 0
+	case WriterThread:
+		// One socketpair carries credits between reader and writer.
+		return base + backendFDs + 2*pipes + 2, 0
+	default:
+		// The reader keeps the read ends, the control socket and the child's
+		// pidfd; write ends pass through it a batch at a time.
+		return base + backendFDs + pipes + 2 + batchFDs, childBaseFDs + pipes
+	}
+}
+
+// PlanRun decides the writer mode and checks that the run fits, before any
+// pipe is made. base is the number of descriptors already open.
+func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
+	bfds := 0
+	if c.Backend != nil {
+		bfds = c.Backend.FDs
+	}
+	fits := func(n int) bool { return uint64(n) <= limit }
+	mode := c.Writer
+	p := Plan{Limit: limit}
+	if mode == WriterAuto {
+		r, _ := need(WriterThread, c.Pipes, base, bfds)
+		if fits(r) {
+			mode = WriterThread
+		} else {
+			mode = WriterProcess
+			p.Reason = fmt.Sprintf("thread mode needs %d descriptors, limit %d", r, limit)
+		}
+	}
+	p.Writer = mode
+	p.ReaderFDs, p.WriterFDs = need(mode, c.Pipes, base, bfds)
+	worst := max(p.ReaderFDs, p.WriterFDs)
+	if fits(worst) {
+		return p, nil
+	}
+	e := &LimitError{Pipes: c.Pipes, Writer: mode, Need: worst, Limit: limit}
+	maxPipes := func(m WriterMode) int {
+		n := c.Pipes
+		for n > 0 {
+			r, w := need(m, n, base, bfds)
+			if fits(max(r, w)) {
+				break
+			}
+			n--
+		}
+		return n
+	}
+	switch mode {
+	case WriterSelf, WriterThread:
+		if c.Bypass || c.InFlight == 0 && mode == WriterSelf {
+			e.Remedy = fmt.Sprintf("use -n %d or less, or raise the hard limit (ulimit -Hn, needs CAP_SYS_RESOURCE)", maxPipes(mode))
+		} else {
+			e.Remedy = fmt.Sprintf("use -n %d or less, or -writer process (each process then holds about -n descriptors), or raise the hard limit (needs CAP_SYS_RESOURCE)", maxPipes(mode))
+		}
+	default:
+		e.Remedy = fmt.Sprintf("use -n %d or less, or raise the hard limit (ulimit -Hn, needs CAP_SYS_RESOURCE)", maxPipes(mode))
+	}
+	return p, e
+}

@@ -1,0 +1,58 @@
+package pipebench_test
+
+import (
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pipebench/pipebench/epoll"
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/poll"
+	fdselect "github.com/pipebench/pipebench/select"
+)
+
+// TestLoopAllocatesNothing runs the reader's hot loop on real pipes with
+// tokens in flight and checks that a thousand readiness calls, with their
+// reads and forwarding writes, allocate nothing.
+func TestLoopAllocatesNothing(t *testing.T) {
+	for _, f := range []*pipebench.Factory{&poll.Factory, &fdselect.Factory, &epoll.LevelFactory, &epoll.EdgeFactory, &epoll.OneShotFactory} {
+		t.Run(f.Name, func(t *testing.T) {
+			const pipes, inFlight = 64, 8
+			be, err := f.Open(pipebench.Options{Pipes: pipes, MaxFD: 1 << 16})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer be.Close()
+			rfds, wfds := make([]int32, pipes), make([]int32, pipes)
+			for i := range pipes {
+				var p [2]int
+				if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+					t.Fatal(err)
+				}
+				defer unix.Close(p[0])
+				defer unix.Close(p[1])
+				rfds[i], wfds[i] = int32(p[0]), int32(p[1])
+				if err := be.Add(p[0], int32(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range inFlight {
+				if _, err := unix.Write(int(wfds[i*7%pipes]), []byte{'t'}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h := pipebench.NewLoopHarness(be, rfds, wfds, f.Features.Has(pipebench.EdgeTriggered))
+			allocs := testing.AllocsPerRun(5, func() {
+				if err := h.Loop(1000); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("%v allocations per 1000 readiness calls", allocs)
+			}
+			if h.Events() < 1000 {
+				t.Errorf("only %d events in 6000 calls with %d tokens in flight", h.Events(), inFlight)
+			}
+		})
+	}
+}

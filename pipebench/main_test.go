@@ -1,0 +1,14 @@
+package pipebench_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/pipebench/pipebench/pipebench"
+)
+
+// TestMain lets this test binary serve as its own writer process.
+func TestMain(m *testing.M) {
+	pipebench.RunWriterProcessIfAsked()
+	os.Exit(m.Run())
+}

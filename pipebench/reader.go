@@ -1,0 +1,155 @@
+package pipebench
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pipebench/pipebench/stats"
+)
+
+// readSize is the most one read takes, as in epoll_pipe_bench: one event can
+// carry several tokens.
+const readSize = 1024
+
+// reader is the hot loop: wait, read every ready pipe, forward or credit the
+// tokens, count. It allocates nothing and reads no clock.
+type reader struct {
+	be      Backend
+	rfds    []int32
+	wfds    []int32 // self mode: where forwarded tokens go
+	ready   []int32
+	route   router
+	self    bool
+	edge    bool  // read until a short read
+	credit  int32 // write end of the credit pipe, or -1
+	timeout time.Duration
+	stop    *atomic.Bool
+	ctr     *counters
+	// perCall gets the ready count of every readiness call.
+	perCall stats.Hist
+	buf     [readSize]byte
+	cbuf    [8]byte
+}
+
+// loop runs until stop is set or something fails.
+func (r *reader) loop() error {
+	for !r.stop.Load() {
+		n, err := r.be.Wait(r.ready, r.timeout)
+		if err != nil {
+			return fmt.Errorf("readiness call: %w", err)
+		}
+		if n == 0 {
+			r.ctr.begin()
+			r.ctr.calls.Add(1)
+			r.ctr.empty.Add(1)
+			r.ctr.end()
+			r.perCall.Record(0)
+			continue
+		}
+		var events, tokens, reads, writes, spurious uint64
+		for _, tag := range r.ready[:n] {
+			fd := r.rfds[tag]
+			for {
+				m, e := rawRead(fd, r.buf[:])
+				reads++
+				if e == unix.EAGAIN {
+					spurious++
+					break
+				}
+				if e != 0 {
+					return fmt.Errorf("read pipe %d (fd %d): %w", tag, fd, e)
+				}
+				if m == 0 {
+					return &EOFError{Pipe: int(tag)}
+				}
+				events++
+				tokens += uint64(m)
+				if r.self {
+					for range m {
+						j := r.route.after(int(tag))
+						if _, e := rawWrite(r.wfds[j], token[:]); e != 0 {
+							return fmt.Errorf("forward token to pipe %d (fd %d): %w", j, r.wfds[j], e)
+						}
+					}
+					writes += uint64(m)
+				}
+				if !r.edge || m < readSize {
+					break
+				}
+			}
+		}
+		if r.credit >= 0 && tokens > 0 {
+			if err := sendCredit(r.credit, &r.cbuf, tokens); err != nil {
+				return err
+			}
+			writes++
+		}
+		r.ctr.begin()
+		r.ctr.calls.Add(1)
+		r.ctr.events.Add(events)
+		r.ctr.tokens.Add(tokens)
+		r.ctr.reads.Add(reads)
+		r.ctr.writes.Add(writes)
+		if spurious > 0 {
+			r.ctr.spurious.Add(spurious)
+		}
+		r.ctr.end()
+		r.perCall.Record(uint64(n))
+	}
+	return nil
+}
+
+// bypass moves L tokens with no readiness call: whoever writes pipe j reads
+// pipe j. Each read takes one byte so that a token's pipe is always known.
+func (r *reader) bypass(at []int32) error {
+	const publish = 64
+	var events uint64
+	for !r.stop.Load() {
+		for k := range at {
+			i := at[k]
+			fd := r.rfds[i]
+			m, e := rawRead(fd, r.buf[:1])
+			if e != 0 {
+				return fmt.Errorf("bypass: read pipe %d (fd %d), which holds a token: %w", i, fd, e)
+			}
+			if m == 0 {
+				return &EOFError{Pipe: int(i)}
+			}
+			j := int32(r.route.after(int(i)))
+			if _, e := rawWrite(r.wfds[j], token[:]); e != 0 {
+				return fmt.Errorf("bypass: write pipe %d (fd %d): %w", j, r.wfds[j], e)
+			}
+			at[k] = j
+			events++
+			if events == publish {
+				r.publishBypass(events)
+				events = 0
+				if r.stop.Load() {
+					return nil
+				}
+			}
+		}
+	}
+	r.publishBypass(events)
+	return nil
+}
+
+func (r *reader) publishBypass(n uint64) {
+	r.ctr.begin()
+	defer r.ctr.end()
+	r.ctr.events.Add(n)
+	r.ctr.tokens.Add(n)
+	r.ctr.reads.Add(n)
+	r.ctr.writes.Add(n)
+}
+
+// EOFError reports a pipe whose write end was closed during the run: the
+// writer went away.
+type EOFError struct{ Pipe int }
+
+func (e *EOFError) Error() string {
+	return fmt.Sprintf("pipe %d reached end of file: its writer closed it", e.Pipe)
+}

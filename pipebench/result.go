@@ -1,0 +1,119 @@
+package pipebench
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/pipebench/pipebench/stats"
+)
+
+// Setup describes a run once its pipes are made, before it is measured.
+type Setup struct {
+	Pipes    int        `json:"pipes"`
+	Backend  string     `json:"backend"`
+	Writer   WriterMode `json:"-"`
+	InFlight int        `json:"in_flight"`
+	Route    Route      `json:"-"`
+	// Reason says why auto chose the writer; empty when not chosen by auto.
+	Reason string `json:"writer_reason,omitempty"`
+	// Took is the time to make and register the pipes.
+	Took      time.Duration `json:"setup_ns"`
+	ReaderFDs int           `json:"reader_fds"`
+	WriterFDs int           `json:"writer_fds,omitempty"`
+	Limit     uint64        `json:"fd_limit"`
+	// NoWaitCall is set when samples per call does not apply.
+	NoWaitCall bool `json:"no_wait_call"`
+	// PID is the reading process; ReaderTID its reading thread. WriterPID
+	// and WriterTID are the writer's process and thread (equal to PID and
+	// 0 in self mode).
+	PID       int `json:"pid"`
+	ReaderTID int `json:"reader_tid"`
+	WriterPID int `json:"writer_pid"`
+	WriterTID int `json:"writer_tid,omitempty"`
+}
+
+// Interval is one reporting interval of the measured window.
+type Interval struct {
+	Index int `json:"index"`
+	// Seconds is the interval's measured length.
+	Seconds float64 `json:"seconds"`
+	Counts
+	EventsPerSec float64 `json:"evts_per_sec"`
+	TokensPerSec float64 `json:"tokens_per_sec"`
+	// SamplesPerCall is events per non-empty readiness call, the original's
+	// figure; 0 when there was no call (and for backends without one).
+	SamplesPerCall float64 `json:"samples_per_call"`
+}
+
+func newInterval(index int, d Counts, elapsed time.Duration) Interval {
+	iv := Interval{Index: index, Seconds: elapsed.Seconds(), Counts: d}
+	if iv.Seconds > 0 {
+		iv.EventsPerSec = float64(d.Events) / iv.Seconds
+		iv.TokensPerSec = float64(d.Tokens) / iv.Seconds
+	}
+	if full := d.Calls - d.EmptyCalls; full > 0 {
+		iv.SamplesPerCall = float64(d.Events) / float64(full)
+	}
+	return iv
+}
+
+// Tokens is the run's token accounting: every token sent was received during
+// the run or drained from its pipe at teardown.
+type Tokens struct {
+	Sent     uint64 `json:"sent"`
+	Received uint64 `json:"received"`
+	Drained  uint64 `json:"drained"`
+	// Lost is Sent - Received - Drained; anything but 0 fails the run.
+	Lost int64 `json:"lost"`
+	// Full counts an unbounded writer's writes that found a pipe full (the
+	// token was not sent, so it is not lost).
+	Full uint64 `json:"writer_full,omitempty"`
+}
+
+// Result is everything a run measured.
+type Result struct {
+	Setup     Setup      `json:"setup"`
+	Intervals []Interval `json:"intervals"`
+	// Elapsed is the whole measured window, a partial last interval included.
+	Elapsed time.Duration `json:"elapsed_ns"`
+	// Interrupted is set when Stop ended the run before its duration.
+	Interrupted bool `json:"interrupted"`
+	// Totals count the whole measured window.
+	Totals Counts `json:"totals"`
+	Tokens Tokens `json:"tokens"`
+	// WriterWrites are the writer's token writes (thread and process mode).
+	WriterWrites uint64 `json:"writer_writes"`
+	// Usage over the measured window: the reader thread, the writer thread,
+	// the reading process (all its threads) and the writer process.
+	// PerCall is the distribution of ready descriptors per readiness call
+	// (0 for an empty call) over the whole window.
+	PerCall       stats.Hist `json:"-"`
+	ReaderThread  Usage      `json:"reader_thread"`
+	WriterThread  Usage      `json:"writer_thread"`
+	Process       Usage      `json:"process"`
+	WriterProcess Usage      `json:"writer_process"`
+}
+
+// TokenLossError fails a run whose tokens do not add up.
+type TokenLossError struct{ Tokens Tokens }
+
+func (e *TokenLossError) Error() string {
+	t := e.Tokens
+	return fmt.Sprintf("tokens do not add up: sent %d, received %d, drained %d at teardown: %d lost", t.Sent, t.Received, t.Drained, t.Lost)
+}
+
+// StallError ends a run that made no progress.
+type StallError struct {
+	For      time.Duration
+	Received uint64
+}
+
+func (e *StallError) Error() string {
+	return fmt.Sprintf("stalled: no event for %v (%d tokens received before); the backend or the writer stopped delivering", e.For, e.Received)
+}
+
+// ConfigError is a configuration that cannot run, found before any work.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }

@@ -1,0 +1,497 @@
+package pipebench
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Run makes the pipes, measures for cfg.Duration (or until cfg.Stop), tears
+// everything down and accounts for every token. Errors found before any
+// work are *ConfigError or *LimitError. A run that fails after measuring
+// returns its partial result with the error.
+func Run(c Config) (*Result, error) {
+	cfg := c.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, &ConfigError{err}
+	}
+	limit, err := RaiseFileLimit()
+	if err != nil {
+		return nil, err
+	}
+	// The Go runtime opens its own epoll descriptor and eventfd the first
+	// time a timer is armed; make it happen now, so that they are counted.
+	time.Sleep(time.Nanosecond)
+	base, err := OpenFDs()
+	if err != nil {
+		return nil, err
+	}
+	plan, err := PlanRun(&cfg, base, limit)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, plan: plan, creditR: -1, creditW: -1, halt: make(chan struct{})}
+	defer r.release()
+	if err := r.setup(); err != nil {
+		return nil, err
+	}
+	return r.measure()
+}
+
+// run holds one benchmark's resources.
+type run struct {
+	cfg  Config
+	plan Plan
+
+	be      Backend
+	rfds    []int32
+	wfds    []int32 // self and thread mode; the writer process holds its own
+	proc    *writerProcess
+	creditR int32
+	creditW int32
+	primed  uint64 // tokens written by setup (self mode)
+
+	ctr  counters
+	stop atomic.Bool
+
+	haltOnce sync.Once
+	halt     chan struct{} // closed when the run must end
+	mu       sync.Mutex
+	err      error // the first failure
+
+	res Result
+}
+
+// fail records the first failure and ends the run.
+func (r *run) fail(err error) {
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.mu.Unlock()
+	r.end()
+}
+
+func (r *run) end() {
+	r.stop.Store(true)
+	r.haltOnce.Do(func() { close(r.halt) })
+}
+
+func (r *run) failure() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
+}
+
+func (r *run) setup() error {
+	t0 := time.Now()
+	cfg := &r.cfg
+	mode := r.plan.Writer
+	if mode == WriterProcess {
+		p, err := startWriterProcess()
+		if err != nil {
+			return err
+		}
+		r.proc = p
+		if err := p.setup(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed}); err != nil {
+			return r.procErr(err)
+		}
+	}
+	if mode == WriterThread || mode == WriterProcess {
+		// Made before the pipes, so that it gets a full-sized buffer.
+		cr, cw, err := newCreditPipe(cfg.InFlight == 0)
+		if err != nil {
+			return err
+		}
+		r.creditR, r.creditW = cr, cw
+		if r.proc != nil {
+			if err := r.proc.sendCreditFD(int(cr)); err != nil {
+				return r.procErr(err)
+			}
+			unix.Close(int(cr))
+			r.creditR = -1
+		}
+	}
+	if !cfg.Bypass {
+		be, err := cfg.Backend.Open(Options{Pipes: cfg.Pipes, MaxFD: int(r.plan.Limit) - 1})
+		if err != nil {
+			return fmt.Errorf("open backend %s: %w", cfg.Backend.Name, err)
+		}
+		r.be = be
+	}
+	if err := r.makePipes(); err != nil {
+		return err
+	}
+	if r.proc != nil {
+		body, err := r.proc.await(msgReady, 60*time.Second)
+		if err != nil {
+			return fmt.Errorf("writer process setup: %w", err)
+		}
+		var ready writerReady
+		if err := json.Unmarshal(body, &ready); err != nil {
+			return fmt.Errorf("decode writer process ready message: %w", err)
+		}
+		r.res.Setup.WriterTID = ready.TID
+	}
+	if mode == WriterSelf {
+		route := newRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
+		for range cfg.InFlight {
+			j := route.pick()
+			if _, e := rawWrite(r.wfds[j], token[:]); e != 0 {
+				return fmt.Errorf("prime token into pipe %d: %w", j, e)
+			}
+			r.primed++
+		}
+	}
+	wtid := r.res.Setup.WriterTID
+	r.res.Setup = Setup{
+		WriterTID: wtid, PID: unix.Getpid(), WriterPID: unix.Getpid(),
+		Pipes: cfg.Pipes, Backend: cfg.BackendName(), Writer: mode, InFlight: cfg.InFlight, Route: cfg.Route,
+		Reason: r.plan.Reason, Took: time.Since(t0), ReaderFDs: r.plan.ReaderFDs, WriterFDs: r.plan.WriterFDs,
+		Limit:      r.plan.Limit,
+		NoWaitCall: cfg.Bypass || cfg.Backend.Features.Has(NoWaitCall),
+	}
+	return nil
+}
+
+// makePipes makes every pipe, registers its read end and sends write ends
+// to the writer process in batches, so that no process ever holds more than
+// its plan.
+func (r *run) makePipes() error {
+	n := r.cfg.Pipes
+	r.rfds = make([]int32, 0, n)
+	if r.proc == nil {
+		r.wfds = make([]int32, 0, n)
+	}
+	var batch []int
+	first := 0
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := r.proc.sendFDs(first, batch)
+		for _, fd := range batch {
+			unix.Close(fd)
+		}
+		first += len(batch)
+		batch = batch[:0]
+		if err != nil {
+			return r.procErr(err)
+		}
+		return nil
+	}
+	for i := range n {
+		var p [2]int
+		if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+			open, _ := OpenFDs()
+			return fmt.Errorf("make pipe %d of %d (%d descriptors open, limit %d): %w", i+1, n, open, r.plan.Limit, err)
+		}
+		r.rfds = append(r.rfds, int32(p[0]))
+		if r.proc == nil {
+			r.wfds = append(r.wfds, int32(p[1]))
+		} else {
+			batch = append(batch, p[1])
+			if len(batch) == batchFDs {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		if r.be != nil {
+			if err := r.be.Add(p[0], int32(i)); err != nil {
+				return fmt.Errorf("register pipe %d (fd %d) with %s: %w", i, p[0], r.cfg.Backend.Name, err)
+			}
+		}
+	}
+	if r.proc != nil {
+		return flush()
+	}
+	return nil
+}
+
+// procErr names the writer process's exit, when it has exited, as the cause.
+func (r *run) procErr(err error) error {
+	if cause, ok := r.proc.exitCause(time.Second); ok {
+		return fmt.Errorf("%s: %w", cause, err)
+	}
+	return err
+}
+
+func (r *run) measure() (*Result, error) {
+	cfg := &r.cfg
+	if r.proc != nil {
+		r.res.Setup.WriterPID = r.proc.cmd.Process.Pid
+	}
+	var (
+		wg       sync.WaitGroup
+		wrep     writerReport
+		wthread  *writer
+		readDone = make(chan struct{})
+	)
+	// The reader's thread starts first, so that no token waits for it.
+	rd := &reader{
+		be: r.be, rfds: r.rfds, wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes),
+		self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: &r.ctr,
+	}
+	if r.be != nil {
+		rd.ready = make([]int32, cfg.Pipes)
+		rd.edge = cfg.Backend.Features.Has(EdgeTriggered)
+	}
+	if !rd.self && cfg.InFlight > 0 {
+		rd.credit = r.creditW
+	}
+	// Reader and writer threads lock themselves, say who they are and wait
+	// for the window to open.
+	start := make(chan struct{})
+	readerTID, writerTID := make(chan int, 1), make(chan int, 1)
+	var readerErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(readDone)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		readerTID <- unix.Gettid()
+		<-start
+		u := startUsage(unix.RUSAGE_THREAD)
+		var err error
+		if cfg.Bypass {
+			at := make([]int32, cfg.InFlight)
+			route := newRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
+			for k := range at {
+				at[k] = int32(route.pick())
+			}
+			err = rd.bypass(at)
+		} else {
+			err = rd.loop()
+		}
+		r.res.ReaderThread, _ = u.stop()
+		if err != nil {
+			readerErr = err
+			r.fail(err)
+		}
+	}()
+	switch r.plan.Writer {
+	case WriterThread:
+		wthread = &writer{wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes), inFlight: cfg.InFlight, credits: r.creditR}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			writerTID <- unix.Gettid()
+			<-start
+			u := startUsage(unix.RUSAGE_THREAD)
+			err := wthread.run()
+			wrep.Thread, _ = u.stop()
+			wrep.Sent, wrep.Full = wthread.sent, wthread.full
+			if err != nil {
+				r.fail(err)
+			}
+		}()
+	}
+	r.res.Setup.ReaderTID = <-readerTID
+	switch {
+	case wthread != nil:
+		r.res.Setup.WriterTID = <-writerTID
+	case r.proc == nil:
+		r.res.Setup.WriterTID = r.res.Setup.ReaderTID
+	}
+	if cfg.OnSetup != nil {
+		cfg.OnSetup(r.res.Setup)
+	}
+	procUsage := startUsage(unix.RUSAGE_SELF)
+	// Setup's registrations are not part of the measured window.
+	ctl0 := r.ctlNow()
+	t0 := time.Now()
+	close(start)
+	if r.proc != nil {
+		if err := sendMsg(r.proc.ctl, msgStart, nil, nil); err != nil {
+			r.fail(r.procErr(err))
+		}
+		go func() {
+			select {
+			case <-r.proc.done:
+				cause, _ := r.proc.exitCause(0)
+				r.fail(fmt.Errorf("%s during the run", cause))
+			case <-r.halt:
+			}
+		}()
+	}
+
+	r.report(t0, ctl0, readDone)
+	r.end()
+	<-readDone
+	r.res.Elapsed = time.Since(t0)
+	if cfg.OnDone != nil {
+		cfg.OnDone()
+	}
+	r.res.PerCall = rd.perCall
+	final := r.ctr.snapshot()
+	final.Ctl = r.ctlNow() - ctl0
+	r.res.Totals = final
+
+	// Stop the writer, then drain what it left in the pipes.
+	if r.plan.Writer == WriterThread || r.plan.Writer == WriterProcess {
+		var sb [8]byte
+		if err := sendCredit(r.creditW, &sb, stopCredit); err != nil {
+			r.fail(fmt.Errorf("tell the writer to stop: %w", err))
+		}
+	}
+	switch r.plan.Writer {
+	case WriterThread:
+		wg.Wait()
+	case WriterProcess:
+		wg.Wait()
+		if err := r.collectReport(&wrep); err != nil {
+			r.fail(err)
+		}
+	default:
+		wg.Wait()
+	}
+	r.res.Process, _ = procUsage.stop()
+	r.res.WriterThread = wrep.Thread
+	r.res.WriterProcess = wrep.Process
+	r.res.WriterWrites = wrep.Sent
+
+	var eofErr *EOFError
+	if r.proc != nil && errors.As(readerErr, &eofErr) {
+		// The writer process's death closed the pipes; name it.
+		if cause, ok := r.proc.exitCause(2 * time.Second); ok {
+			r.replaceErr(fmt.Errorf("%s during the run: %w", cause, readerErr))
+		}
+	}
+	drained, err := r.drain()
+	if err != nil {
+		r.fail(err)
+	}
+	t := Tokens{Received: final.Tokens, Drained: drained, Full: wrep.Full}
+	if r.plan.Writer == WriterSelf {
+		t.Sent = r.primed + final.Writes
+	} else {
+		t.Sent = wrep.Sent
+	}
+	t.Lost = int64(t.Sent) - int64(t.Received) - int64(t.Drained)
+	r.res.Tokens = t
+	if err := r.failure(); err != nil {
+		return &r.res, err
+	}
+	if t.Lost != 0 {
+		return &r.res, &TokenLossError{Tokens: t}
+	}
+	return &r.res, nil
+}
+
+func (r *run) replaceErr(err error) {
+	r.mu.Lock()
+	r.err = err
+	r.mu.Unlock()
+}
+
+// ctlNow is the backend's ctl count so far.
+func (r *run) ctlNow() uint64 {
+	if r.be == nil {
+		return 0
+	}
+	return r.be.CtlCalls()
+}
+
+// report prints an interval at every boundary until the duration is over,
+// Stop is closed, the run stalls or fails.
+func (r *run) report(t0 time.Time, ctl0 uint64, readDone <-chan struct{}) {
+	cfg := &r.cfg
+	var prev Counts
+	prev.Ctl = ctl0
+	last, lastEvent := t0, t0
+	timer := time.NewTimer(cfg.Interval)
+	defer timer.Stop()
+	for k := 1; ; k++ {
+		select {
+		case <-timer.C:
+		case <-cfg.Stop:
+			r.res.Interrupted = true
+			return
+		case <-r.halt:
+			return
+		case <-readDone:
+			return
+		}
+		now := time.Now()
+		snap := r.ctr.snapshot()
+		snap.Ctl = r.ctlNow()
+		iv := newInterval(k, snap.Sub(prev), now.Sub(last))
+		prev, last = snap, now
+		r.res.Intervals = append(r.res.Intervals, iv)
+		if cfg.OnInterval != nil {
+			cfg.OnInterval(iv)
+		}
+		if iv.Events > 0 {
+			lastEvent = now
+		} else if idle := now.Sub(lastEvent); idle >= cfg.StallAfter {
+			r.fail(&StallError{For: idle.Round(time.Millisecond), Received: snap.Tokens})
+			return
+		}
+		if cfg.Duration > 0 && time.Duration(k)*cfg.Interval >= cfg.Duration {
+			return
+		}
+		timer.Reset(t0.Add(time.Duration(k+1) * cfg.Interval).Sub(time.Now()))
+	}
+}
+
+// collectReport waits for the writer process's final report.
+func (r *run) collectReport(rep *writerReport) error {
+	body, err := r.proc.await(msgReport, 30*time.Second)
+	if err != nil {
+		return fmt.Errorf("writer process did not report: %w", err)
+	}
+	if err := json.Unmarshal(body, rep); err != nil {
+		return fmt.Errorf("decode writer report: %w", err)
+	}
+	return nil
+}
+
+// drain reads every pipe dry and counts the tokens left in flight.
+func (r *run) drain() (uint64, error) {
+	buf := make([]byte, 64<<10)
+	var total uint64
+	for i, fd := range r.rfds {
+		for {
+			n, e := rawRead(fd, buf)
+			if e == unix.EAGAIN || (e == 0 && n == 0) {
+				break
+			}
+			if e != 0 {
+				return total, fmt.Errorf("drain pipe %d (fd %d): %w", i, fd, e)
+			}
+			total += uint64(n)
+		}
+	}
+	return total, nil
+}
+
+// release closes everything the run opened; it is safe on a half-made run.
+func (r *run) release() {
+	if r.be != nil {
+		r.be.Close()
+	}
+	for _, fd := range r.rfds {
+		unix.Close(int(fd))
+	}
+	for _, fd := range r.wfds {
+		unix.Close(int(fd))
+	}
+	for _, fd := range []int32{r.creditR, r.creditW} {
+		if fd >= 0 {
+			unix.Close(int(fd))
+		}
+	}
+	if r.proc != nil {
+		r.proc.close(5 * time.Second)
+	}
+}

@@ -1,0 +1,134 @@
+package pipebench
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"golang.org/x/sys/unix"
+)
+
+// stopCredit, sent on the credit pipe, tells the writer to stop.
+const stopCredit = ^uint64(0)
+
+// checkEvery is how many token writes an unbounded writer makes between two
+// looks at its credit pipe for the stop word.
+const checkEvery = 1024
+
+// writer forwards tokens into the pipes' write ends. The same loop runs on a
+// thread of the reading process or in the writer process.
+type writer struct {
+	wfds     []int32
+	route    router
+	inFlight int
+	credits  int32 // read end of the credit pipe
+	sent     uint64
+	full     uint64 // unbounded mode: writes that found the pipe full
+}
+
+// run writes tokens until the stop word arrives.
+func (w *writer) run() error {
+	if w.inFlight == 0 {
+		return w.unbounded()
+	}
+	var buf [4096]byte
+	have := uint64(w.inFlight)
+	for {
+		for ; have > 0; have-- {
+			j := w.route.pick()
+			if _, e := rawWrite(w.wfds[j], token[:]); e != 0 {
+				return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.wfds[j], e)
+			}
+			w.sent++
+		}
+		n, e := blockingRead(w.credits, buf[:])
+		if e != 0 {
+			return fmt.Errorf("writer: read credits: %w", e)
+		}
+		if n == 0 {
+			return fmt.Errorf("writer: credit pipe closed before the stop word")
+		}
+		if n%8 != 0 {
+			return fmt.Errorf("writer: torn credit message of %d bytes", n)
+		}
+		for i := 0; i < n; i += 8 {
+			c := binary.LittleEndian.Uint64(buf[i:])
+			if c == stopCredit {
+				return nil
+			}
+			have += c
+		}
+	}
+}
+
+func (w *writer) unbounded() error {
+	var buf [8]byte
+	for {
+		for range checkEvery {
+			j := w.route.pick()
+			_, e := rawWrite(w.wfds[j], token[:])
+			switch e {
+			case 0:
+				w.sent++
+			case unix.EAGAIN:
+				w.full++
+			default:
+				return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.wfds[j], e)
+			}
+		}
+		n, e := rawRead(w.credits, buf[:])
+		switch {
+		case e == unix.EAGAIN:
+		case e != 0:
+			return fmt.Errorf("writer: read stop word: %w", e)
+		case n == 0:
+			return fmt.Errorf("writer: credit pipe closed before the stop word")
+		case n == 8 && binary.LittleEndian.Uint64(buf[:]) == stopCredit:
+			return nil
+		default:
+			return fmt.Errorf("writer: unexpected %d-byte message on the credit pipe in unbounded mode", n)
+		}
+	}
+}
+
+// sendCredit writes one credit word; the credit pipe is large enough that it
+// never blocks (see newCreditPipe).
+func sendCredit(fd int32, buf *[8]byte, c uint64) error {
+	binary.LittleEndian.PutUint64(buf[:], c)
+	n, e := rawWrite(fd, buf[:])
+	if e != 0 {
+		return fmt.Errorf("write %d credits: %w", c, e)
+	}
+	if n != 8 {
+		return fmt.Errorf("write %d credits: short write of %d bytes", c, n)
+	}
+	return nil
+}
+
+// creditPipeSize holds more credit words than tokens can be in flight.
+const creditPipeSize = 1 << 16
+
+// newCreditPipe makes the reader-to-writer credit pipe. Its write end is
+// non-blocking for the reader; its read end blocks the writer unless
+// unbounded is set (then the writer only looks for the stop word).
+func newCreditPipe(unbounded bool) (r, w int32, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
+		return -1, -1, fmt.Errorf("make credit pipe: %w", err)
+	}
+	closeBoth := func() { unix.Close(p[0]); unix.Close(p[1]) }
+	if _, err := unix.FcntlInt(uintptr(p[1]), unix.F_SETPIPE_SZ, creditPipeSize); err != nil {
+		closeBoth()
+		return -1, -1, fmt.Errorf("size credit pipe to %d bytes: %w", creditPipeSize, err)
+	}
+	if err := unix.SetNonblock(p[1], true); err != nil {
+		closeBoth()
+		return -1, -1, fmt.Errorf("credit pipe: %w", err)
+	}
+	if unbounded {
+		if err := unix.SetNonblock(p[0], true); err != nil {
+			closeBoth()
+			return -1, -1, fmt.Errorf("credit pipe: %w", err)
+		}
+	}
+	return int32(p[0]), int32(p[1]), nil
+}

@@ -1,0 +1,118 @@
+package pipebenchtest
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/pipebench/pipebench/pipebench"
+	"golang.org/x/sys/unix"
+)
+
+// checkWaitDoesNotAllocate: Wait is the hot loop and allocates nothing,
+// whether something is ready, nothing is, or new data arrives before every
+// call (which makes a one-shot backend re-arm each time).
+func checkWaitDoesNotAllocate(t *testing.T, f pipebench.Factory) {
+	x := newFixture(t, f, 3)
+	p := x.pipes[1]
+	var buf [1024]byte
+	var n int
+	var err error
+	for _, c := range []struct {
+		name  string
+		setup func(*testing.T)
+		wait  func()
+		want  int // tags each call must report, or -1 for any count
+	}{
+		{"NothingReady", func(*testing.T) {}, func() { n, err = x.b.Wait(x.buf, 0) }, 0},
+		// An edge-triggered backend reports the ready pipe once, then nothing.
+		{"OneReady", func(t *testing.T) { p.write(t) }, func() { n, err = x.b.Wait(x.buf, 0) }, -1},
+		{"NewDataEachCall", func(*testing.T) {}, func() {
+			unix.Read(p.r, buf[:])
+			unix.Write(p.w, token)
+			n, err = x.b.Wait(x.buf, hangGuard)
+		}, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.setup(t)
+			check := func() {
+				t.Helper()
+				if err != nil {
+					t.Fatalf("wait: %v", err)
+				}
+				if c.want >= 0 && n != c.want {
+					t.Fatalf("wait reported %d tags, want %d", n, c.want)
+				}
+			}
+			c.wait() // warm up, and fail fast rather than time out 100 times
+			check()
+			if allocs := testing.AllocsPerRun(100, c.wait); allocs != 0 {
+				t.Errorf("wait allocated %v times per call", allocs)
+			}
+			check()
+		})
+	}
+}
+
+// checkCtlCalls: CtlCalls never decreases, may be read from another
+// goroutine while the backend works, and grows when a one-shot backend
+// re-arms a descriptor.
+func checkCtlCalls(t *testing.T, f pipebench.Factory) {
+	x := newFixture(t, f, 3)
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		var prev uint64
+		for {
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			c := x.b.CtlCalls()
+			if c < prev {
+				t.Errorf("CtlCalls went from %d to %d (read from another goroutine)", prev, c)
+				return
+			}
+			prev = c
+			runtime.Gosched()
+			time.Sleep(50 * time.Microsecond)
+		}
+	}()
+	defer func() {
+		close(quit)
+		<-done
+	}()
+
+	last := x.b.CtlCalls()
+	check := func(after string) uint64 {
+		t.Helper()
+		c := x.b.CtlCalls()
+		if c < last {
+			t.Fatalf("CtlCalls went from %d to %d after %s", last, c, after)
+		}
+		last = c
+		return c
+	}
+	x.remove(0)
+	check("remove")
+	x.add(0, 0)
+	check("add")
+	x.pipes[1].write(t)
+	x.collect(1)
+	check("a wait")
+	x.expectNone("read dry")
+	check("an empty wait")
+
+	if f.Features.Has(pipebench.OneShot) {
+		x.pipes[2].write(t)
+		x.expectOnly(2, "written")
+		before := check("a report")
+		x.pipes[2].drain(t)
+		x.pipes[2].write(t)
+		x.expectOnly(2, "read dry and written again")
+		if after := check("a re-arm"); after <= before {
+			t.Errorf("one-shot backend reported a pipe again without a ctl call to re-arm it (CtlCalls %d, then %d)", before, after)
+		}
+	}
+}

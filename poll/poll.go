@@ -1,0 +1,102 @@
+// Package poll is the poll(2) backend of pipebench: the whole interest set
+// lives in user memory as an array of pollfd and is handed to the kernel on
+// every call, which scans all of it. Its cost grows with the number of
+// registered descriptors, not with the number that are ready; that is the
+// point of measuring it.
+package poll
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/pipebench/pipebench/internal/waitutil"
+	"github.com/pipebench/pipebench/pipebench"
+	"golang.org/x/sys/unix"
+)
+
+// Factory opens poll backends. poll changes interest in user memory, so it
+// makes no ctl calls and holds no descriptor of its own.
+var Factory = pipebench.Factory{
+	Name:    "poll",
+	Summary: "poll(2): the kernel scans every registered descriptor on every call",
+	FDs:     0,
+	Open:    open,
+}
+
+// backend keeps fds and tags in parallel so that the array handed to the
+// kernel is exactly the registered set; index maps a descriptor to its
+// position so that Remove can swap the last entry into the hole.
+type backend struct {
+	fds   []unix.PollFd
+	tags  []int32
+	index []int32 // index[fd] is fd's position in fds, or -1
+}
+
+func open(o pipebench.Options) (pipebench.Backend, error) {
+	if o.Pipes < 0 || o.MaxFD < 0 {
+		return nil, fmt.Errorf("poll: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
+	}
+	return &backend{
+		fds:   make([]unix.PollFd, 0, o.Pipes),
+		tags:  make([]int32, 0, o.Pipes),
+		index: waitutil.Grow[int32](nil, o.MaxFD, -1),
+	}, nil
+}
+
+func (b *backend) Add(fd int, tag int32) error {
+	if fd < 0 {
+		return fmt.Errorf("poll add fd %d: negative descriptor", fd)
+	}
+	b.index = waitutil.Grow(b.index, fd, -1)
+	if i := b.index[fd]; i >= 0 {
+		return fmt.Errorf("poll add fd %d: already registered with tag %d", fd, b.tags[i])
+	}
+	b.index[fd] = int32(len(b.fds))
+	b.fds = append(b.fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+	b.tags = append(b.tags, tag)
+	return nil
+}
+
+func (b *backend) Remove(fd int, tag int32) error {
+	if fd < 0 || fd >= len(b.index) || b.index[fd] < 0 {
+		return fmt.Errorf("poll remove fd %d: not registered", fd)
+	}
+	i, last := b.index[fd], len(b.fds)-1
+	b.fds[i], b.tags[i] = b.fds[last], b.tags[last]
+	b.index[b.fds[i].Fd] = i
+	b.index[fd] = -1
+	b.fds, b.tags = b.fds[:last], b.tags[:last]
+	return nil
+}
+
+func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
+	if len(ready) == 0 {
+		return 0, waitutil.ErrNoRoom
+	}
+	n, err := waitutil.RetryEINTR(timeout, b.poll)
+	if err != nil {
+		return 0, fmt.Errorf("poll %d fds: %w", len(b.fds), err)
+	}
+	// n counts the entries with any revents. We ask only for POLLIN, so a
+	// nonzero revents is POLLIN, POLLHUP (end of file), POLLERR or POLLNVAL;
+	// all of them are reported, since the caller's read is what tells them
+	// apart, and a POLLNVAL left unreported would turn Wait into a busy loop.
+	k := 0
+	for i := 0; n > 0 && k < len(ready) && i < len(b.fds); i++ {
+		if b.fds[i].Revents == 0 {
+			continue
+		}
+		n--
+		ready[k] = b.tags[i]
+		k++
+	}
+	return k, nil
+}
+
+func (b *backend) poll(timeout time.Duration) (int, error) {
+	return unix.Poll(b.fds, waitutil.Millis(timeout))
+}
+
+func (b *backend) CtlCalls() uint64 { return 0 }
+
+func (b *backend) Close() error { return nil }

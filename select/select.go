@@ -1,0 +1,144 @@
+// Package fdselect is the select(2) backend of pipebench (the directory is
+// named select, a Go keyword, hence the package name). The interest set is a
+// bitmap in user memory, copied and handed to the kernel on every call; the
+// kernel scans every descriptor below nfds and the caller scans the bitmap
+// it returns. The bitmap is sized from Options.MaxFD, not fixed at
+// FD_SETSIZE (1024) as unix.FdSet is, so descriptors above 1024 work.
+package fdselect
+
+import (
+	"fmt"
+	"math/bits"
+	"time"
+	"unsafe"
+
+	"github.com/pipebench/pipebench/internal/waitutil"
+	"github.com/pipebench/pipebench/pipebench"
+	"golang.org/x/sys/unix"
+)
+
+// Factory opens select backends. select changes interest in user memory, so
+// it makes no ctl calls and holds no descriptor of its own.
+var Factory = pipebench.Factory{
+	Name:    "select",
+	Summary: "select(2) (pselect6) on a bitmap sized to the largest descriptor",
+	FDs:     0,
+	Open:    open,
+}
+
+// backend keeps the interest bitmap and a work bitmap that the kernel
+// overwrites; words are unsigned longs as the kernel reads them, which on
+// 64-bit Linux is exactly a []uint64 in memory.
+type backend struct {
+	interest []uint64
+	work     []uint64
+	tags     []int32 // tags[fd], meaningful where fd's interest bit is set
+	nfds     int     // highest registered descriptor + 1
+	ts       unix.Timespec
+}
+
+func open(o pipebench.Options) (pipebench.Backend, error) {
+	if o.Pipes < 0 || o.MaxFD < 0 {
+		return nil, fmt.Errorf("select: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
+	}
+	b := &backend{}
+	b.grow(o.MaxFD)
+	return b, nil
+}
+
+// grow makes room for descriptor fd in all three tables.
+func (b *backend) grow(fd int) {
+	w := fd / 64
+	b.interest = waitutil.Grow(b.interest, w, 0)
+	b.work = waitutil.Grow(b.work, len(b.interest)-1, 0)
+	b.tags = waitutil.Grow(b.tags, len(b.interest)*64-1, -1)
+}
+
+func (b *backend) registered(fd int) bool {
+	return fd >= 0 && fd/64 < len(b.interest) && b.interest[fd/64]&(1<<(fd%64)) != 0
+}
+
+func (b *backend) Add(fd int, tag int32) error {
+	if fd < 0 {
+		return fmt.Errorf("select add fd %d: negative descriptor", fd)
+	}
+	b.grow(fd)
+	if b.registered(fd) {
+		return fmt.Errorf("select add fd %d: already registered with tag %d", fd, b.tags[fd])
+	}
+	b.interest[fd/64] |= 1 << (fd % 64)
+	b.tags[fd] = tag
+	b.nfds = max(b.nfds, fd+1)
+	return nil
+}
+
+func (b *backend) Remove(fd int, tag int32) error {
+	if !b.registered(fd) {
+		return fmt.Errorf("select remove fd %d: not registered", fd)
+	}
+	b.interest[fd/64] &^= 1 << (fd % 64)
+	if fd+1 == b.nfds {
+		b.nfds = b.highest() + 1
+	}
+	return nil
+}
+
+// highest returns the highest registered descriptor, or -1 if none.
+func (b *backend) highest() int {
+	for w := (b.nfds - 1) / 64; w >= 0; w-- {
+		if word := b.interest[w]; word != 0 {
+			return w*64 + 63 - bits.LeadingZeros64(word)
+		}
+	}
+	return -1
+}
+
+func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
+	if len(ready) == 0 {
+		return 0, waitutil.ErrNoRoom
+	}
+	n, err := waitutil.RetryEINTR(timeout, b.pselect)
+	if err != nil {
+		return 0, fmt.Errorf("pselect6 nfds %d: %w", b.nfds, err)
+	}
+	k := 0
+	words := b.work[:(b.nfds+63)/64]
+	for w := 0; n > 0 && k < len(ready) && w < len(words); w++ {
+		for word := words[w]; word != 0 && k < len(ready); word &= word - 1 {
+			ready[k] = b.tags[w*64+bits.TrailingZeros64(word)]
+			k++
+			n--
+		}
+	}
+	return k, nil
+}
+
+// pselect makes one pselect6 call. The interest bitmap is copied afresh on
+// every attempt because the kernel clears the work bitmap when it times out.
+// pselect6 rather than select: it is the call every architecture has, and
+// its timespec keeps the timeout's nanoseconds.
+func (b *backend) pselect(timeout time.Duration) (int, error) {
+	words := (b.nfds + 63) / 64
+	copy(b.work[:words], b.interest[:words])
+	var set *uint64
+	if words > 0 {
+		set = &b.work[0]
+	}
+	var ts *unix.Timespec
+	if timeout >= 0 {
+		b.ts = unix.NsecToTimespec(int64(timeout))
+		ts = &b.ts
+	}
+	// Syscall6, not RawSyscall6: the call blocks, and the scheduler must
+	// know so that it can hand this thread's P to another goroutine.
+	r, _, errno := unix.Syscall6(unix.SYS_PSELECT6, uintptr(b.nfds),
+		uintptr(unsafe.Pointer(set)), 0, 0, uintptr(unsafe.Pointer(ts)), 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(r), nil
+}
+
+func (b *backend) CtlCalls() uint64 { return 0 }
+
+func (b *backend) Close() error { return nil }
