@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -87,6 +88,25 @@ func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
 // command is the whole program as a function of its arguments and outputs,
 // so that tests can run it. stop, when closed, ends a run early.
 func command(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
+	if len(args) > 0 {
+		if sub, ok := subcommands[args[0]]; ok {
+			return sub.run(args[1:], stdout, stderr, stop)
+		}
+	}
+	return runCommand(args, stdout, stderr, stop)
+}
+
+// subcommand is one of pipebench's verbs besides the plain run; each lives
+// in its own file and adds itself to subcommands in an init function.
+type subcommand struct {
+	summary string
+	run     func(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int
+}
+
+var subcommands = map[string]subcommand{}
+
+// runCommand is a plain benchmark run: pipebench [flags].
+func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	fs := flag.NewFlagSet("pipebench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var rf runFlags
@@ -138,8 +158,19 @@ func usageError(w io.Writer, err error) int {
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: pipebench [flags]\n\nMeasures readiness notification (select, poll, epoll) on N pipes with L tokens in flight.\n\n")
+	fmt.Fprintf(w, "usage: pipebench [flags]\n       pipebench SUBCOMMAND [flags]\n\nMeasures readiness notification (select, poll, epoll) on N pipes with L tokens in flight.\n\n")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
+	if len(subcommands) > 0 {
+		names := make([]string, 0, len(subcommands))
+		for n := range subcommands {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(w, "\nsubcommands (pipebench SUBCOMMAND -h for their flags):\n")
+		for _, n := range names {
+			fmt.Fprintf(w, "  %-10s %s\n", n, subcommands[n].summary)
+		}
+	}
 }

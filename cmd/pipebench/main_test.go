@@ -48,7 +48,7 @@ var numbers = regexp.MustCompile(`-?[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?(ns|µs|ms|s|
 
 func shape(b []byte) []byte { return numbers.ReplaceAll(b, []byte("#")) }
 
-func runCommand(t *testing.T, args ...string) (code int, stdout, stderr string) {
+func invoke(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = command(args, &out, &errb, nil)
@@ -79,7 +79,7 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := runCommand(t, strings.Fields(c.args)...)
+			code, stdout, stderr := invoke(t, strings.Fields(c.args)...)
 			if code != exitUsage {
 				t.Errorf("exit %d, want %d", code, exitUsage)
 			}
@@ -100,7 +100,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
-	code, stdout, _ := runCommand(t, "-h")
+	code, stdout, _ := invoke(t, "-h")
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
@@ -120,7 +120,7 @@ func TestOutputShape(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := runCommand(t, strings.Fields(c.args)...)
+			code, stdout, stderr := invoke(t, strings.Fields(c.args)...)
 			if code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
