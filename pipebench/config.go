@@ -103,6 +103,10 @@ type Config struct {
 	// StallAfter ends the run with a StallError when no event arrives for this
 	// long. Default: the larger of three intervals and 2 s.
 	StallAfter time.Duration
+	// Latency makes every token carry its write time, 8 bytes, so that the
+	// reader records each token's write-to-read time; it costs a clock read
+	// per event and per token write.
+	Latency bool
 	// Stop, when closed, ends the run early; the result is still complete.
 	Stop <-chan struct{}
 	// OnSetup is called once the pipes are ready and the reader and writer
@@ -151,6 +155,14 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
+}
+
+// tokenSize is the bytes one token takes.
+func (c *Config) tokenSize() int {
+	if c.Latency {
+		return LatencyTokenSize
+	}
+	return 1
 }
 
 func (c *Config) withDefaults() Config {

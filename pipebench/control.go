@@ -26,6 +26,7 @@ type writerSetup struct {
 	InFlight int    `json:"in_flight"`
 	Route    Route  `json:"route"`
 	Seed     uint64 `json:"seed"`
+	Latency  bool   `json:"latency"`
 }
 
 // writerReady is the writer process's answer once it holds every write end.

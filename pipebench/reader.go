@@ -30,6 +30,12 @@ type reader struct {
 	ctr     *counters
 	// perCall gets the ready count of every readiness call.
 	perCall stats.Hist
+	// latency mode: tokens are 8-byte write times (see stamp.go) and lat
+	// gets each token's write-to-read time in nanoseconds.
+	latency bool
+	tokSize int
+	lat     stats.Hist
+	tokBuf  [8]byte
 	buf     [readSize]byte
 	cbuf    [8]byte
 }
@@ -66,15 +72,23 @@ func (r *reader) loop() error {
 					return &EOFError{Pipe: int(tag)}
 				}
 				events++
-				tokens += uint64(m)
+				k := m
+				tok := token[:]
+				if r.latency {
+					k = m / 8
+					now := nanotime()
+					r.recordLatency(now, r.buf[:m])
+					tok = stamp(&r.tokBuf, now)
+				}
+				tokens += uint64(k)
 				if r.self {
-					for range m {
+					for range k {
 						j := r.route.after(int(tag))
-						if _, e := rawWrite(r.wfds[j], token[:]); e != 0 {
+						if _, e := rawWrite(r.wfds[j], tok); e != 0 {
 							return fmt.Errorf("forward token to pipe %d (fd %d): %w", j, r.wfds[j], e)
 						}
 					}
-					writes += uint64(m)
+					writes += uint64(k)
 				}
 				if !r.edge || m < readSize {
 					break
@@ -111,15 +125,21 @@ func (r *reader) bypass(at []int32) error {
 		for k := range at {
 			i := at[k]
 			fd := r.rfds[i]
-			m, e := rawRead(fd, r.buf[:1])
+			m, e := rawRead(fd, r.buf[:r.tokSize])
 			if e != 0 {
 				return fmt.Errorf("bypass: read pipe %d (fd %d), which holds a token: %w", i, fd, e)
 			}
 			if m == 0 {
 				return &EOFError{Pipe: int(i)}
 			}
+			tok := token[:]
+			if r.latency {
+				now := nanotime()
+				r.recordLatency(now, r.buf[:m])
+				tok = stamp(&r.tokBuf, now)
+			}
 			j := int32(r.route.after(int(i)))
-			if _, e := rawWrite(r.wfds[j], token[:]); e != 0 {
+			if _, e := rawWrite(r.wfds[j], tok); e != 0 {
 				return fmt.Errorf("bypass: write pipe %d (fd %d): %w", j, r.wfds[j], e)
 			}
 			at[k] = j

@@ -87,7 +87,10 @@ type Result struct {
 	// the reading process (all its threads) and the writer process.
 	// PerCall is the distribution of ready descriptors per readiness call
 	// (0 for an empty call) over the whole window.
-	PerCall       stats.Hist `json:"-"`
+	PerCall stats.Hist `json:"-"`
+	// Latency is the write-to-read time of every token received, in
+	// nanoseconds (latency mode only).
+	Latency       stats.Hist `json:"-"`
 	ReaderThread  Usage      `json:"reader_thread"`
 	WriterThread  Usage      `json:"writer_thread"`
 	Process       Usage      `json:"process"`

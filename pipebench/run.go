@@ -99,7 +99,7 @@ func (r *run) setup() error {
 			return err
 		}
 		r.proc = p
-		if err := p.setup(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed}); err != nil {
+		if err := p.setup(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed, Latency: cfg.Latency}); err != nil {
 			return r.procErr(err)
 		}
 	}
@@ -141,9 +141,10 @@ func (r *run) setup() error {
 	}
 	if mode == WriterSelf {
 		route := newRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
+		prime := writer{latency: cfg.Latency}
 		for range cfg.InFlight {
 			j := route.pick()
-			if _, e := rawWrite(r.wfds[j], token[:]); e != 0 {
+			if _, e := rawWrite(r.wfds[j], prime.token()); e != 0 {
 				return fmt.Errorf("prime token into pipe %d: %w", j, e)
 			}
 			r.primed++
@@ -238,6 +239,7 @@ func (r *run) measure() (*Result, error) {
 	rd := &reader{
 		be: r.be, rfds: r.rfds, wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes),
 		self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: &r.ctr,
+		latency: cfg.Latency, tokSize: cfg.tokenSize(),
 	}
 	if r.be != nil {
 		rd.ready = make([]int32, cfg.Pipes)
@@ -279,7 +281,7 @@ func (r *run) measure() (*Result, error) {
 	}()
 	switch r.plan.Writer {
 	case WriterThread:
-		wthread = &writer{wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes), inFlight: cfg.InFlight, credits: r.creditR}
+		wthread = &writer{wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes), inFlight: cfg.InFlight, credits: r.creditR, latency: cfg.Latency}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -333,6 +335,7 @@ func (r *run) measure() (*Result, error) {
 		cfg.OnDone()
 	}
 	r.res.PerCall = rd.perCall
+	r.res.Latency = rd.lat
 	final := r.ctr.snapshot()
 	final.Ctl = r.ctlNow() - ctl0
 	r.res.Totals = final
@@ -371,7 +374,10 @@ func (r *run) measure() (*Result, error) {
 	if err != nil {
 		r.fail(err)
 	}
-	t := Tokens{Received: final.Tokens, Drained: drained, Full: wrep.Full}
+	t := Tokens{Received: final.Tokens, Drained: drained / uint64(cfg.tokenSize()), Full: wrep.Full}
+	if drained%uint64(cfg.tokenSize()) != 0 {
+		r.fail(fmt.Errorf("drained %d bytes, not a whole number of %d-byte tokens", drained, cfg.tokenSize()))
+	}
 	if r.plan.Writer == WriterSelf {
 		t.Sent = r.primed + final.Writes
 	} else {

@@ -23,6 +23,16 @@ type writer struct {
 	credits  int32 // read end of the credit pipe
 	sent     uint64
 	full     uint64 // unbounded mode: writes that found the pipe full
+	latency  bool   // tokens carry their write time (stamp.go)
+	tokBuf   [8]byte
+}
+
+// token returns the next token to write: one byte, or the time now.
+func (w *writer) token() []byte {
+	if w.latency {
+		return stamp(&w.tokBuf, nanotime())
+	}
+	return token[:]
 }
 
 // run writes tokens until the stop word arrives.
@@ -35,7 +45,7 @@ func (w *writer) run() error {
 	for {
 		for ; have > 0; have-- {
 			j := w.route.pick()
-			if _, e := rawWrite(w.wfds[j], token[:]); e != 0 {
+			if _, e := rawWrite(w.wfds[j], w.token()); e != 0 {
 				return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.wfds[j], e)
 			}
 			w.sent++
@@ -65,7 +75,7 @@ func (w *writer) unbounded() error {
 	for {
 		for range checkEvery {
 			j := w.route.pick()
-			_, e := rawWrite(w.wfds[j], token[:])
+			_, e := rawWrite(w.wfds[j], w.token())
 			switch e {
 			case 0:
 				w.sent++

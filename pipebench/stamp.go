@@ -1,0 +1,36 @@
+package pipebench
+
+import (
+	"encoding/binary"
+	_ "unsafe" // for go:linkname
+)
+
+// In latency mode a token is 8 bytes: the CLOCK_MONOTONIC time at which it
+// was written, little-endian. Pipe writes of 8 bytes are atomic and every
+// read takes a multiple of 8 bytes, so a token is never torn. The clock is
+// the runtime's (vDSO clock_gettime), the same in every process, so the
+// writer process's stamps compare with the reader's clock.
+
+// LatencyTokenSize is the size of a token in latency mode.
+const LatencyTokenSize = 8
+
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
+
+// stamp puts now into buf and returns it as a token.
+func stamp(buf *[8]byte, now int64) []byte {
+	binary.LittleEndian.PutUint64(buf[:], uint64(now))
+	return buf[:]
+}
+
+// recordLatency records now minus the stamp of every token in b.
+func (r *reader) recordLatency(now int64, b []byte) {
+	for len(b) >= 8 {
+		d := now - int64(binary.LittleEndian.Uint64(b))
+		if d < 0 {
+			d = 0
+		}
+		r.lat.Record(uint64(d))
+		b = b[8:]
+	}
+}
