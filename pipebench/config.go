@@ -32,6 +32,16 @@ func (m WriterMode) String() string {
 	return writerNames[m]
 }
 
+// MarshalText makes a mode read as its name in JSON.
+func (m WriterMode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// UnmarshalText reads a mode from its name.
+func (m *WriterMode) UnmarshalText(b []byte) error {
+	v, err := ParseWriterMode(string(b))
+	*m = v
+	return err
+}
+
 // ParseWriterMode maps a -writer value to its mode.
 func ParseWriterMode(s string) (WriterMode, error) {
 	for i, n := range writerNames {
@@ -58,6 +68,16 @@ func (r Route) String() string {
 		return "next"
 	}
 	return "random"
+}
+
+// MarshalText makes a route read as its name in JSON.
+func (r Route) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads a route from its name.
+func (r *Route) UnmarshalText(b []byte) error {
+	v, err := ParseRoute(string(b))
+	*r = v
+	return err
 }
 
 // ParseRoute maps a -route value to its Route.

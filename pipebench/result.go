@@ -11,9 +11,9 @@ import (
 type Setup struct {
 	Pipes    int        `json:"pipes"`
 	Backend  string     `json:"backend"`
-	Writer   WriterMode `json:"-"`
+	Writer   WriterMode `json:"writer"`
 	InFlight int        `json:"in_flight"`
-	Route    Route      `json:"-"`
+	Route    Route      `json:"route"`
 	// Reason says why auto chose the writer; empty when not chosen by auto.
 	Reason string `json:"writer_reason,omitempty"`
 	// Took is the time to make and register the pipes.

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"time"
+
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats"
 )
@@ -21,13 +23,57 @@ type Summary struct {
 	// window; Applies is false for mechanisms without a readiness call.
 	SamplesPerCall float64 `json:"samples_per_call"`
 	Applies        bool    `json:"samples_per_call_applies"`
+	// PerCall is the distribution of ready descriptors per readiness call.
+	PerCall PerCall `json:"ready_per_call"`
 	// Per event, over the whole window.
 	CallsPerEvent  float64 `json:"calls_per_event"`
 	ReadsPerEvent  float64 `json:"reads_per_event"`
 	WritesPerEvent float64 `json:"writes_per_event"`
 	CtlPerEvent    float64 `json:"ctl_per_event"`
+	// Costs are CPU time and context switches per event and per second for
+	// each thread and process that took part.
+	Costs []Cost `json:"costs"`
+	// Latency is the write-to-read time of tokens (latency mode only).
+	Latency *Latency `json:"latency,omitempty"`
+	// SetupMillis is how long making and registering the pipes took.
+	SetupMillis float64 `json:"setup_ms"`
 	// Warnings travel as values; writers decide how to show them.
 	Warnings []string `json:"warnings,omitempty"`
+}
+
+// PerCall describes ready descriptors per readiness call. Quantiles are
+// bucket upper bounds of stats.Hist (within 12.5%, exact up to 15).
+type PerCall struct {
+	Calls uint64  `json:"calls"`
+	Empty uint64  `json:"empty"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
+	Max   uint64  `json:"max"`
+}
+
+// Latency describes token write-to-read times in nanoseconds.
+type Latency struct {
+	Tokens uint64  `json:"tokens"`
+	P50    float64 `json:"p50_ns"`
+	P90    float64 `json:"p90_ns"`
+	P99    float64 `json:"p99_ns"`
+	P999   float64 `json:"p999_ns"`
+	Max    uint64  `json:"max_ns"`
+}
+
+// Cost is one thread's or process's CPU and scheduler cost.
+type Cost struct {
+	Who            string  `json:"who"`
+	UserPerEvent   float64 `json:"user_ns_per_event"`
+	SystemPerEvent float64 `json:"system_ns_per_event"`
+	// Voluntary context switches (the thread slept) and involuntary ones
+	// (it was preempted), per second of the window and per event.
+	VoluntaryPerSec     float64 `json:"voluntary_ctxsw_per_sec"`
+	InvoluntaryPerSec   float64 `json:"involuntary_ctxsw_per_sec"`
+	VoluntaryPerEvent   float64 `json:"voluntary_ctxsw_per_event"`
+	InvoluntaryPerEvent float64 `json:"involuntary_ctxsw_per_event"`
 }
 
 // Summarize computes the summary of res. warmup leading intervals are left
@@ -51,15 +97,22 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 		Warmup:       warmup,
 		TokensPerSec: stats.Rate(toks, secs),
 		Applies:      !res.Setup.NoWaitCall,
+		SetupMillis:  float64(res.Setup.Took) / float64(time.Millisecond),
 	}
 	t := res.Totals
 	if s.Applies && t.Calls > t.EmptyCalls {
 		s.SamplesPerCall = float64(t.Events) / float64(t.Calls-t.EmptyCalls)
 	}
+	h := &res.PerCall
+	s.PerCall = PerCall{Calls: h.Count(), Empty: t.EmptyCalls, Mean: h.Mean(), P50: h.Quantile(0.5), P90: h.Quantile(0.9), P99: h.Quantile(0.99), Max: h.Max()}
 	s.CallsPerEvent = stats.PerEvent(t.Calls, t.Events)
 	s.ReadsPerEvent = stats.PerEvent(t.Reads, t.Events)
 	s.WritesPerEvent = stats.PerEvent(t.Writes+res.WriterWrites, t.Events)
 	s.CtlPerEvent = stats.PerEvent(t.Ctl, t.Events)
+	s.Costs = costs(res)
+	if l := &res.Latency; l.Count() > 0 {
+		s.Latency = &Latency{Tokens: l.Count(), P50: l.Quantile(0.5), P90: l.Quantile(0.9), P99: l.Quantile(0.99), P999: l.Quantile(0.999), Max: l.Max()}
+	}
 	s.Warnings = s.EventsPerSec.Warnings()
 	if len(res.Intervals) == 0 {
 		s.Warnings = append(s.Warnings, "no full interval: the run ended before the first interval")
@@ -68,4 +121,55 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 		s.Warnings = append(s.Warnings, "the backend reported pipes ready that had nothing to read")
 	}
 	return s
+}
+
+func costs(res *pipebench.Result) []Cost {
+	events := res.Totals.Events
+	secs := res.Elapsed.Seconds()
+	one := func(who string, u pipebench.Usage) Cost {
+		return Cost{
+			Who:                 who,
+			UserPerEvent:        stats.PerEvent(uint64(u.User), events),
+			SystemPerEvent:      stats.PerEvent(uint64(u.System), events),
+			VoluntaryPerSec:     stats.Rate(uint64(u.Voluntary), secs),
+			InvoluntaryPerSec:   stats.Rate(uint64(u.Involuntary), secs),
+			VoluntaryPerEvent:   stats.PerEvent(uint64(u.Voluntary), events),
+			InvoluntaryPerEvent: stats.PerEvent(uint64(u.Involuntary), events),
+		}
+	}
+	c := []Cost{one("reader thread", res.ReaderThread)}
+	switch res.Setup.Writer {
+	case pipebench.WriterThread:
+		c = append(c, one("writer thread", res.WriterThread))
+	case pipebench.WriterProcess:
+		c = append(c, one("writer thread", res.WriterThread))
+	}
+	c = append(c, one("process", res.Process))
+	if res.Setup.Writer == pipebench.WriterProcess {
+		c = append(c, one("writer process", res.WriterProcess))
+	}
+	return c
+}
+
+// Across summarises several runs of one configuration (-count): the
+// evts/sec medians of the runs, as a sample of their own.
+type Across struct {
+	Runs         int           `json:"runs"`
+	EventsPerSec stats.Summary `json:"evts_per_sec_of_run_medians"`
+	Warnings     []string      `json:"warnings,omitempty"`
+}
+
+// SummarizeRuns combines per-run summaries.
+func SummarizeRuns(runs []Summary) Across {
+	xs := make([]float64, 0, len(runs))
+	for _, r := range runs {
+		if r.EventsPerSec.N > 0 {
+			xs = append(xs, r.EventsPerSec.Median)
+		}
+	}
+	a := Across{Runs: len(runs), EventsPerSec: stats.Summarize(xs, NoisyCV)}
+	if len(runs) > 1 {
+		a.Warnings = a.EventsPerSec.Warnings()
+	}
+	return a
 }

@@ -4,20 +4,26 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/pipebench/pipebench/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
 // Text writes the output everyone knows: a setup line, one line per interval
 // in epoll_pipe_bench's format, then a summary block.
 type Text struct {
-	W io.Writer
-	// Warmup leading intervals are left out of the summary.
-	Warmup int
-	// noWait is set from the setup: the interval lines then carry evts/sec
-	// alone, as the original's -f did.
+	W      io.Writer
+	count  int
 	noWait bool
+	err    error
+}
+
+func (t *Text) printf(format string, a ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.W, format+"\n", a...)
+	}
 }
 
 // SetupLine formats the line printed once the pipes are ready.
@@ -29,15 +35,9 @@ func SetupLine(s pipebench.Setup) string {
 	return fmt.Sprintf("%d pipes setup (%s, writer %s)", s.Pipes, s.Backend, how)
 }
 
-// Setup prints the setup line.
-func (t *Text) Setup(s pipebench.Setup) error {
-	t.noWait = s.NoWaitCall
-	_, err := fmt.Fprintln(t.W, SetupLine(s))
-	return err
-}
-
 // IntervalLine formats one interval as epoll_pipe_bench did:
-// "171444 evts/sec 1 samples per call".
+// "171444 evts/sec 1 samples per call". Without a readiness call the line
+// carries evts/sec alone, as the original's -f did.
 func IntervalLine(iv pipebench.Interval, noWait bool) string {
 	if noWait {
 		return fmt.Sprintf("%.0f evts/sec", iv.EventsPerSec)
@@ -45,50 +45,115 @@ func IntervalLine(iv pipebench.Interval, noWait bool) string {
 	return fmt.Sprintf("%.0f evts/sec %s samples per call", iv.EventsPerSec, g6(iv.SamplesPerCall))
 }
 
-// g6 prints like C++'s default ostream: six significant digits, no
-// trailing zeros.
-func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
-
-// Interval prints one interval line.
-func (t *Text) Interval(iv pipebench.Interval) error {
-	_, err := fmt.Fprintln(t.W, IntervalLine(iv, t.noWait))
-	return err
+// Start notes how many runs will follow.
+func (t *Text) Start(d *Document) error {
+	t.count = d.Config.Count
+	return nil
 }
 
-// Result prints the summary block.
-func (t *Text) Result(res *pipebench.Result) error {
-	s := Summarize(res, t.Warmup)
+// Setup prints the setup line (after a run header when there are several).
+func (t *Text) Setup(run int, s pipebench.Setup) error {
+	t.noWait = s.NoWaitCall
+	if t.count > 1 {
+		t.printf("=== run %d of %d", run, t.count)
+	}
+	t.printf("%s", SetupLine(s))
+	return t.err
+}
+
+// Interval prints one interval line.
+func (t *Text) Interval(run int, iv pipebench.Interval) error {
+	t.printf("%s", IntervalLine(iv, t.noWait))
+	return t.err
+}
+
+// RunDone prints the run's summary block.
+func (t *Text) RunDone(r *Run) error {
+	if r.Result == nil {
+		return t.err
+	}
+	res, s := r.Result, r.Summary
 	st := res.Setup
-	p := func(format string, a ...any) { fmt.Fprintf(t.W, format+"\n", a...) }
 	inflight := strconv.Itoa(st.InFlight)
 	if st.InFlight == 0 {
 		inflight = "unbounded"
 	}
-	p("--- %s, %d pipes, %s tokens in flight, writer %s, %s", st.Backend, st.Pipes, inflight, st.Writer, window(res))
-	e := s.EventsPerSec
-	if e.N > 0 {
-		p("evts/sec       median %.0f  mean %.0f  95%% CI %.0f..%.0f  cv %.1f%%  (n=%d intervals, %d warm-up left out)",
-			e.Median, e.Mean, e.CILow, e.CIHigh, e.CV*100, e.N, s.Warmup)
+	t.printf("--- %s, %d pipes, %s tokens in flight, writer %s, %s", st.Backend, st.Pipes, inflight, st.Writer, window(res))
+	if e := s.EventsPerSec; e.N > 0 {
+		t.printf("evts/sec       median %.0f  mean %.0f  sd %.0f  min %.0f  max %.0f", e.Median, e.Mean, e.StdDev, e.Min, e.Max)
+		t.printf("               95%% CI of mean %.0f..%.0f  cv %.1f%%  (%d intervals, %d warm-up left out)", e.CILow, e.CIHigh, e.CV*100, e.N, s.Warmup)
 	} else {
-		p("evts/sec       no full interval")
+		t.printf("evts/sec       no full interval")
 	}
-	p("tokens/sec     %.0f", s.TokensPerSec)
+	t.printf("tokens/sec     %.0f", s.TokensPerSec)
 	if s.Applies {
-		tt := res.Totals
-		p("samples/call   %s  (%d readiness calls, %d empty)", g6(s.SamplesPerCall), tt.Calls, tt.EmptyCalls)
+		pc := s.PerCall
+		t.printf("samples/call   %s  (%d readiness calls, %d empty)", g6(s.SamplesPerCall), pc.Calls, pc.Empty)
+		t.printf("ready/call     mean %s  p50 %s  p90 %s  p99 %s  max %d", g4(pc.Mean), g4(pc.P50), g4(pc.P90), g4(pc.P99), pc.Max)
 	} else {
-		p("samples/call   n/a  (no readiness call)")
+		t.printf("samples/call   n/a  (no readiness call)")
 	}
-	p("per event      calls %s  reads %s  writes %s  ctl %s", g4(s.CallsPerEvent), g4(s.ReadsPerEvent), g4(s.WritesPerEvent), g4(s.CtlPerEvent))
+	t.printf("per event      calls %s  reads %s  writes %s  ctl %s", g4(s.CallsPerEvent), g4(s.ReadsPerEvent), g4(s.WritesPerEvent), g4(s.CtlPerEvent))
+	t.printf("%-16s %9s %9s %10s %10s %11s %11s", "cost", "user/evt", "sys/evt", "vol cs/s", "invol cs/s", "vol cs/evt", "invol cs/evt")
+	for _, c := range s.Costs {
+		t.printf("  %-14s %9s %9s %10.1f %10.1f %11s %11s", c.Who, ns(c.UserPerEvent), ns(c.SystemPerEvent),
+			c.VoluntaryPerSec, c.InvoluntaryPerSec, g4(c.VoluntaryPerEvent), g4(c.InvoluntaryPerEvent))
+	}
+	if l := s.Latency; l != nil {
+		t.printf("latency        p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%d tokens, write to read)",
+			ns(l.P50), ns(l.P90), ns(l.P99), ns(l.P999), ns(float64(l.Max)), l.Tokens)
+	}
 	tk := res.Tokens
-	p("tokens         sent %d  received %d  drained %d  lost %d", tk.Sent, tk.Received, tk.Drained, tk.Lost)
+	t.printf("tokens         sent %d  received %d  drained %d  lost %d", tk.Sent, tk.Received, tk.Drained, tk.Lost)
+	t.printf("setup          %d pipes in %s", st.Pipes, ns(s.SetupMillis*1e6))
 	for _, w := range s.Warnings {
-		p("warning: %s", w)
+		t.printf("warning: %s", w)
 	}
-	return nil
+	return t.err
 }
 
+// Finish prints the summary across runs and the machine.
+func (t *Text) Finish(d *Document) error {
+	if len(d.Runs) > 1 {
+		a := d.Summary.EventsPerSec
+		t.printf("=== %d runs: median evts/sec of run medians %.0f  mean %.0f  95%% CI %.0f..%.0f  cv %.1f%%",
+			d.Summary.Runs, a.Median, a.Mean, a.CILow, a.CIHigh, a.CV*100)
+		for _, w := range d.Summary.Warnings {
+			t.printf("warning: across runs: %s", w)
+		}
+	}
+	t.printf("machine        %s", MachineLine(d.Environment))
+	return t.err
+}
+
+// MachineLine condenses the environment to one line.
+func MachineLine(e envinfo.Environment) string {
+	parts := []string{
+		"Linux " + e.Kernel, e.CPUModel, fmt.Sprintf("%d cores", e.Cores), e.GoVersion,
+		fmt.Sprintf("GOMAXPROCS %d", e.GOMAXPROCS), fmt.Sprintf("fds %d/%d", e.FDSoft, e.FDHard),
+		"clock " + e.ClockSource, "mitigations " + e.MitigationSummary(),
+	}
+	return strings.Join(parts, ", ")
+}
+
+// g6 prints like C++'s default ostream: six significant digits, no
+// trailing zeros.
+func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+
 func g4(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+
+// ns prints nanoseconds as a duration with three significant digits.
+func ns(x float64) string {
+	switch {
+	case x < 1e3:
+		return fmt.Sprintf("%.0fns", x)
+	case x < 1e6:
+		return fmt.Sprintf("%.3gµs", x/1e3)
+	case x < 1e9:
+		return fmt.Sprintf("%.3gms", x/1e6)
+	}
+	return fmt.Sprintf("%.3gs", x/1e9)
+}
 
 func window(res *pipebench.Result) string {
 	d := res.Elapsed.Round(time.Millisecond)

@@ -5,10 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/pipebench/pipebench/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/report"
 )
@@ -32,6 +35,7 @@ type runFlags struct {
 	interval        time.Duration
 	seed            uint64
 	warmup          int
+	latency         bool
 }
 
 func (rf *runFlags) register(fs *flag.FlagSet) {
@@ -47,7 +51,8 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&rf.duration, time.Millisecond, "runs until interrupted", maxDuration}, "d", "measured duration")
 	fs.Var(durationFlag{&rf.interval, 10 * time.Millisecond, "", time.Hour}, "i", "reporting interval")
 	fs.Uint64Var(&rf.seed, "seed", 1, "seed of the random route")
-	fs.Var(intFlag{&rf.warmup, 0, 1000, "intervals"}, "warmup", "leading intervals left out of the summary")
+	fs.Var(intFlag{&rf.warmup, 0, 1000, "intervals"}, "warmup", "leading intervals left out of the summary (0 keeps them all)")
+	fs.BoolVar(&rf.latency, "latency", false, "record each token's write-to-read time (8-byte tokens; a clock read per event and per write)")
 }
 
 func checkBackend(s string) error {
@@ -63,7 +68,7 @@ func checkBackend(s string) error {
 func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
 	c := pipebench.Config{
 		Pipes: rf.pipes, InFlight: rf.inFlight, Seed: rf.seed,
-		Duration: rf.duration, Interval: rf.interval,
+		Duration: rf.duration, Interval: rf.interval, Latency: rf.latency,
 	}
 	c.Writer, _ = pipebench.ParseWriterMode(rf.writer)
 	c.Route, _ = pipebench.ParseRoute(rf.route)
@@ -105,12 +110,52 @@ type subcommand struct {
 
 var subcommands = map[string]subcommand{}
 
+// outputFlags choose the format and destination of a run's results.
+type outputFlags struct {
+	format string
+	out    string
+	count  int
+}
+
+func (of *outputFlags) register(fs *flag.FlagSet) {
+	of.format, of.count = "text", 1
+	fs.Var(choiceFlag{&of.format, func(s string) error {
+		if !slices.Contains(report.Formats, s) {
+			return fmt.Errorf("unknown format %q: want %s", s, strings.Join(report.Formats, ", "))
+		}
+		return nil
+	}}, "format", "output format: "+strings.Join(report.Formats, ", "))
+	fs.StringVar(&of.out, "o", "", "write the output to this file instead of stdout")
+	fs.Var(intFlag{&of.count, 1, 1000, "runs"}, "count", "repeat the run this many times, fresh pipes each time")
+}
+
+// open checks the destination before any work and returns the writer; close
+// must be called at the end.
+func (of *outputFlags) open(stdout io.Writer) (report.Writer, func() error, error) {
+	w, closeFn := stdout, func() error { return nil }
+	if of.out != "" {
+		f, err := os.Create(of.out)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-o %s: cannot write there: %w", of.out, err)
+		}
+		w, closeFn = f, f.Close
+	}
+	rw, err := report.New(of.format, w)
+	if err != nil {
+		closeFn()
+		return nil, nil, fmt.Errorf("-format: %w", err)
+	}
+	return rw, closeFn, nil
+}
+
 // runCommand is a plain benchmark run: pipebench [flags].
 func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	fs := flag.NewFlagSet("pipebench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var rf runFlags
 	rf.register(fs)
+	var of outputFlags
+	of.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -127,24 +172,62 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	out := &report.Text{W: stdout, Warmup: rf.warmup}
-	cfg.Stop = stop
-	cfg.OnSetup = func(s pipebench.Setup) { out.Setup(s) }
-	cfg.OnInterval = func(iv pipebench.Interval) { out.Interval(iv) }
-	res, err := pipebench.Run(cfg)
-	var limitErr *pipebench.LimitError
-	var cfgErr *pipebench.ConfigError
-	if errors.As(err, &limitErr) || errors.As(err, &cfgErr) {
+	if cfg.Duration == 0 && of.count > 1 {
+		return usageError(stderr, fmt.Errorf("-count %d needs a duration: -d 0 runs until interrupted", of.count))
+	}
+	out, closeOut, err := of.open(stdout)
+	if err != nil {
 		return usageError(stderr, err)
 	}
-	if res != nil {
-		out.Result(res)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "pipebench: %v\n", err)
+	code := runAll(cfg, rf.warmup, of.count, out, stderr, stop)
+	if err := closeOut(); err != nil && code == exitOK {
+		fmt.Fprintf(stderr, "pipebench: -o %s: %v\n", of.out, err)
 		return exitFailed
 	}
-	return exitOK
+	return code
+}
+
+// runAll runs cfg count times and reports through out.
+func runAll(cfg pipebench.Config, warmup, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}) int {
+	doc := &report.Document{Tool: "pipebench", Started: time.Now().UTC(), Config: report.NewConfig(&cfg, count, warmup), Environment: envinfo.Read()}
+	var outErr error
+	keep := func(err error) {
+		if outErr == nil && err != nil {
+			outErr = err
+		}
+	}
+	keep(out.Start(doc))
+	cfg.Stop = stop
+	code := exitOK
+	for run := 1; run <= count; run++ {
+		cfg.OnSetup = func(s pipebench.Setup) { keep(out.Setup(run, s)) }
+		cfg.OnInterval = func(iv pipebench.Interval) { keep(out.Interval(run, iv)) }
+		res, err := pipebench.Run(cfg)
+		var limitErr *pipebench.LimitError
+		var cfgErr *pipebench.ConfigError
+		if errors.As(err, &limitErr) || errors.As(err, &cfgErr) {
+			return usageError(stderr, err)
+		}
+		r := doc.AddRun(res, err)
+		keep(out.RunDone(r))
+		if err != nil {
+			doc.Error = err.Error()
+			code = exitFailed
+			break
+		}
+		if res.Interrupted {
+			break
+		}
+	}
+	keep(out.Finish(doc))
+	if doc.Error != "" {
+		fmt.Fprintf(stderr, "pipebench: %s\n", doc.Error)
+	}
+	if outErr != nil {
+		fmt.Fprintf(stderr, "pipebench: writing the output: %v\n", outErr)
+		return exitFailed
+	}
+	return code
 }
 
 // usageError prints one line naming what was wrong and returns exit status 2.

@@ -1,0 +1,66 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/pipebench/pipebench/pipebench"
+)
+
+// CSV writes one row per interval, as the intervals come.
+type CSV struct {
+	w     *csv.Writer
+	setup pipebench.Setup
+}
+
+// CSVHeader names the columns.
+var CSVHeader = []string{
+	"run", "interval", "backend", "pipes", "in_flight", "writer", "seconds",
+	"events", "tokens", "calls", "empty_calls", "reads", "writes", "ctl_calls", "spurious",
+	"evts_per_sec", "tokens_per_sec", "samples_per_call",
+}
+
+// NewCSV returns a CSV writer on w.
+func NewCSV(w io.Writer) *CSV { return &CSV{w: csv.NewWriter(w)} }
+
+func (c *CSV) flush() error {
+	c.w.Flush()
+	if err := c.w.Error(); err != nil {
+		return fmt.Errorf("write csv: %w", err)
+	}
+	return nil
+}
+
+// Start writes the header.
+func (c *CSV) Start(*Document) error {
+	c.w.Write(CSVHeader)
+	return c.flush()
+}
+
+// Setup remembers the run's setup for its rows.
+func (c *CSV) Setup(run int, s pipebench.Setup) error {
+	c.setup = s
+	return nil
+}
+
+// Interval writes one row.
+func (c *CSV) Interval(run int, iv pipebench.Interval) error {
+	u := func(x uint64) string { return strconv.FormatUint(x, 10) }
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	spc := f(iv.SamplesPerCall)
+	if c.setup.NoWaitCall {
+		spc = ""
+	}
+	c.w.Write([]string{
+		strconv.Itoa(run), strconv.Itoa(iv.Index), c.setup.Backend, strconv.Itoa(c.setup.Pipes),
+		strconv.Itoa(c.setup.InFlight), c.setup.Writer.String(), f(iv.Seconds),
+		u(iv.Events), u(iv.Tokens), u(iv.Calls), u(iv.EmptyCalls), u(iv.Reads), u(iv.Writes), u(iv.Ctl), u(iv.Spurious),
+		f(iv.EventsPerSec), f(iv.TokensPerSec), spc,
+	})
+	return c.flush()
+}
+
+func (c *CSV) RunDone(*Run) error     { return nil }
+func (c *CSV) Finish(*Document) error { return c.flush() }

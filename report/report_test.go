@@ -1,0 +1,224 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/pipebench/pipebench/envinfo"
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n--- got\n%s--- want\n%s", path, got, want)
+	}
+}
+
+// fixture is a hand-made result: 4 intervals of 1 s with known counts.
+func fixture() *pipebench.Result {
+	res := &pipebench.Result{
+		Setup: pipebench.Setup{Pipes: 1000, Backend: "epoll", Writer: pipebench.WriterThread, InFlight: 10,
+			Took: 25 * time.Millisecond, ReaderFDs: 2010, Limit: 20000},
+		Elapsed: 4 * time.Second,
+	}
+	events := []uint64{90000, 100000, 110000, 120000}
+	var tot pipebench.Counts
+	for i, e := range events {
+		c := pipebench.Counts{Events: e, Tokens: e + e/10, Calls: e / 5, EmptyCalls: 2, Reads: e, Writes: e / 5}
+		res.Intervals = append(res.Intervals, pipebench.Interval{Index: i + 1, Seconds: 1, Counts: c,
+			EventsPerSec: float64(e), TokensPerSec: float64(c.Tokens), SamplesPerCall: float64(e) / float64(c.Calls-2)})
+		tot.Events += c.Events
+		tot.Tokens += c.Tokens
+		tot.Calls += c.Calls
+		tot.EmptyCalls += c.EmptyCalls
+		tot.Reads += c.Reads
+		tot.Writes += c.Writes
+	}
+	res.Totals = tot
+	res.Tokens = pipebench.Tokens{Sent: tot.Tokens + 7, Received: tot.Tokens, Drained: 7}
+	res.WriterWrites = tot.Tokens + 7
+	for range tot.Calls - tot.EmptyCalls {
+		res.PerCall.Record(5)
+	}
+	for range tot.EmptyCalls {
+		res.PerCall.Record(0)
+	}
+	res.ReaderThread = pipebench.Usage{User: 42 * time.Millisecond, System: 420 * time.Millisecond, Voluntary: 4000, Involuntary: 40}
+	res.WriterThread = pipebench.Usage{User: 40 * time.Millisecond, System: 400 * time.Millisecond, Voluntary: 8000, Involuntary: 80}
+	res.Process = res.ReaderThread.Add(res.WriterThread)
+	return res
+}
+
+func fixtureDoc() *Document {
+	cfg := pipebench.Config{Pipes: 1000, InFlight: 10, Writer: pipebench.WriterAuto, Duration: 4 * time.Second, Interval: time.Second, Seed: 1,
+		Backend: &pipebench.Factory{Name: "epoll"}}
+	d := &Document{Tool: "pipebench", Started: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), Config: NewConfig(&cfg, 1, 1),
+		Environment: envinfo.Environment{Kernel: "6.1.0", Arch: "amd64", CPUModel: "Test CPU", Cores: 2, GoVersion: "go1.26.8",
+			GOMAXPROCS: 2, FDSoft: 20000, FDHard: 20000, ClockSource: "tsc", Mitigations: map[string]string{"meltdown": "Not affected"}}}
+	return d
+}
+
+func TestSummarizeHandComputed(t *testing.T) {
+	s := Summarize(fixture(), 1)
+	// After warm-up: 100000, 110000, 120000.
+	e := s.EventsPerSec
+	if e.N != 3 || e.Median != 110000 || e.Mean != 110000 || e.Min != 100000 || e.Max != 120000 {
+		t.Errorf("evts/sec summary %+v", e)
+	}
+	if math.Abs(e.StdDev-10000) > 1e-9 {
+		t.Errorf("sd %v, want 10000", e.StdDev)
+	}
+	// t(0.975, 2) = 4.302653: CI = 110000 ± 4.302653*10000/sqrt(3).
+	if half := 4.302653 * 10000 / math.Sqrt(3); math.Abs(e.CIHigh-110000-half) > 1 {
+		t.Errorf("CI %v..%v, want ±%v", e.CILow, e.CIHigh, half)
+	}
+	if s.Warmup != 1 {
+		t.Errorf("warm-up %d", s.Warmup)
+	}
+	if want := 0.2 * 420000 / float64(420000-8) * 420000 / 420000; math.Abs(s.CallsPerEvent-0.2) > 1e-9 {
+		t.Errorf("calls/event %v, want %v", s.CallsPerEvent, want)
+	}
+	if s.PerCall.P50 != 5 || s.PerCall.Max != 5 || s.PerCall.Empty != 8 {
+		t.Errorf("per call %+v", s.PerCall)
+	}
+	reader := s.Costs[0]
+	if reader.Who != "reader thread" || math.Abs(reader.SystemPerEvent-1000) > 1e-9 || math.Abs(reader.VoluntaryPerSec-1000) > 1e-9 {
+		t.Errorf("reader cost %+v, want 1000 ns sys/event and 1000 vol cs/s", reader)
+	}
+	if len(s.Costs) != 3 {
+		t.Errorf("thread mode: want reader thread, writer thread and process costs, got %d", len(s.Costs))
+	}
+	if s.Latency != nil {
+		t.Error("latency reported without latency mode")
+	}
+}
+
+func TestSummarizeKeepsWarmupWhenAsked(t *testing.T) {
+	if s := Summarize(fixture(), 0); s.EventsPerSec.N != 4 || s.EventsPerSec.Median != 105000 {
+		t.Errorf("-warmup 0: %+v", s.EventsPerSec)
+	}
+	if s := Summarize(fixture(), 10); s.EventsPerSec.N != 4 || s.Warmup != 0 {
+		t.Errorf("warm-up longer than the run must keep every interval: %+v", s)
+	}
+}
+
+func TestSummarizeRuns(t *testing.T) {
+	a := SummarizeRuns([]Summary{{EventsPerSec: stats.Summary{N: 3, Median: 100}}, {EventsPerSec: stats.Summary{N: 3, Median: 200}}, {}})
+	if a.Runs != 3 || a.EventsPerSec.N != 2 || a.EventsPerSec.Median != 150 {
+		t.Errorf("across runs %+v", a)
+	}
+}
+
+// render runs a whole document through format.
+func render(t *testing.T, format string, d *Document, res *pipebench.Result) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := New(format, &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(d); err != nil {
+		t.Fatal(err)
+	}
+	w.Setup(1, res.Setup)
+	for _, iv := range res.Intervals {
+		if err := w.Interval(1, iv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.RunDone(d.AddRun(res, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Finish(d); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestFormatsGolden(t *testing.T) {
+	for _, f := range Formats {
+		t.Run(f, func(t *testing.T) {
+			golden(t, "fixture."+f, render(t, f, fixtureDoc(), fixture()))
+		})
+	}
+}
+
+func TestJSONRoundTrip(t *testing.T) {
+	b := render(t, "json", fixtureDoc(), fixture())
+	var d Document
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatal(err)
+	}
+	again, err := json.MarshalIndent(&d, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(bytes.TrimSpace(b), bytes.TrimSpace(again)) {
+		t.Errorf("json does not round-trip:\n%s\n---\n%s", b, again)
+	}
+	if d.Runs[0].Setup.Writer != pipebench.WriterThread || d.Config.Writer != pipebench.WriterAuto {
+		t.Errorf("writer modes lost: %v %v", d.Runs[0].Setup.Writer, d.Config.Writer)
+	}
+}
+
+func TestBenchFormatParses(t *testing.T) {
+	b := render(t, "bench", fixtureDoc(), fixture())
+	r := benchfmt.NewReader(bytes.NewReader(b), "fixture.bench")
+	var n int
+	for r.Scan() {
+		rec, ok := r.Result().(*benchfmt.Result)
+		if !ok {
+			if e, isErr := r.Result().(*benchfmt.SyntaxError); isErr {
+				t.Fatalf("benchfmt: %v", e)
+			}
+			continue
+		}
+		n++
+		if !strings.Contains(string(rec.Name.Full()), "backend=epoll/pipes=1000") {
+			t.Errorf("name %s", rec.Name.Full())
+		}
+		if v, ok := rec.Value("evts/sec"); !ok || v < 100000 {
+			t.Errorf("evts/sec %v %v", v, ok)
+		}
+		if rec.GetConfig("kernel") != "6.1.0" {
+			t.Errorf("kernel config %q", rec.GetConfig("kernel"))
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Errorf("%d results, want one per interval after warm-up (3)", n)
+	}
+}
+
+func TestUnknownFormat(t *testing.T) {
+	if _, err := New("xml", nil); err == nil || !strings.Contains(err.Error(), "text, json, csv or bench") {
+		t.Errorf("got %v", err)
+	}
+}

@@ -1,0 +1,38 @@
+package report
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/pipebench/pipebench/pipebench"
+)
+
+// Writer is one output format. The command calls Start once, then for each
+// run Setup, Interval for every full interval and RunDone, then Finish.
+// Formats that stream (text, csv, bench) print as they go; json prints the
+// whole document at Finish.
+type Writer interface {
+	Start(d *Document) error
+	Setup(run int, s pipebench.Setup) error
+	Interval(run int, iv pipebench.Interval) error
+	RunDone(run *Run) error
+	Finish(d *Document) error
+}
+
+// Formats lists the names New takes.
+var Formats = []string{"text", "json", "csv", "bench"}
+
+// New returns the writer for format.
+func New(format string, w io.Writer) (Writer, error) {
+	switch format {
+	case "text":
+		return &Text{W: w}, nil
+	case "json":
+		return &JSON{W: w}, nil
+	case "csv":
+		return NewCSV(w), nil
+	case "bench":
+		return &Bench{W: w}, nil
+	}
+	return nil, fmt.Errorf("unknown format %q: want text, json, csv or bench", format)
+}
