@@ -59,7 +59,12 @@ func writerProcessMain(ctl int) (err error) {
 	if err := json.Unmarshal(body, &s); err != nil {
 		return fmt.Errorf("decode setup: %w", err)
 	}
-	w := writer{wfds: make([]int32, s.Pipes), route: newRouter(s.Route, s.Seed, s.Pipes), inFlight: s.InFlight, credits: -1, latency: s.Latency}
+	w := writer{wfds: make([]int32, s.Pipes), route: newRouter(s.Route, s.Seed, s.Pipes), inFlight: s.InFlight, credits: -1, latency: s.Latency, eventfd: s.Source == SourceEventfd}
+	if s.CPU >= 0 {
+		if err := pinThread(s.CPU); err != nil {
+			return fmt.Errorf("writer process: %w", err)
+		}
+	}
 	got := 0
 	for got < s.Pipes || w.credits < 0 {
 		kind, body, fds, err := recvMsg(ctl, -1)

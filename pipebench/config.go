@@ -123,6 +123,18 @@ type Config struct {
 	// StallAfter ends the run with a StallError when no event arrives for this
 	// long. Default: the larger of three intervals and 2 s.
 	StallAfter time.Duration
+	// Source is the kind of descriptor tokens travel through (-fd).
+	Source Source
+	// Churn removes and re-adds this many descriptors after every readiness
+	// call (-churn): epoll pays two epoll_ctl calls per change, poll and
+	// select an edit of their arrays.
+	Churn int
+	// Delay sleeps this long before every readiness call (-delay), the
+	// "sleep hack" that batches events at the cost of latency.
+	Delay time.Duration
+	// CPUs pins the reader to CPUs[0] and the writer to the last entry
+	// (-cpu); empty leaves placement to the scheduler.
+	CPUs []int
 	// Latency makes every token carry its write time, 8 bytes, so that the
 	// reader records each token's write-to-read time; it costs a clock read
 	// per event and per token write.
@@ -136,6 +148,12 @@ type Config struct {
 	// OnDone is called as soon as the measured window ends, before teardown
 	// (profilers stop here).
 	OnDone func()
+	// Labels are pprof label key/value pairs ("backend", "epoll", ...) set
+	// on the reader and writer goroutines of this process, so that a Go CPU
+	// profile tells them apart; the harness adds "role" (reader, writer, or
+	// reader+writer in self mode) and "writer" (the mode that ran). Nil sets
+	// none.
+	Labels []string
 	// OnInterval is called at the end of every full interval, from the
 	// reporting goroutine.
 	OnInterval func(Interval)
@@ -168,18 +186,32 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("-f with -writer %s: the bypass reads the pipe its writer wrote, so it needs -writer self", c.Writer)
 	case c.InFlight == 0 && (c.Writer == WriterSelf || c.Bypass):
 		return fmt.Errorf("-l 0 (unbounded) needs a separate writer: use -writer thread, process or auto")
+	case c.Churn < 0 || c.Churn > c.Pipes:
+		return fmt.Errorf("-churn %d: want 0 to -n (%d) descriptors changed per readiness call", c.Churn, c.Pipes)
+	case c.Churn > 0 && c.Bypass:
+		return fmt.Errorf("-churn with -f: the bypass registers nothing to churn")
+	case c.Delay < 0:
+		return fmt.Errorf("-delay %v: want a duration >= 0", c.Delay)
+	case c.Source == SourceEventfd && c.Latency:
+		return fmt.Errorf("-fd eventfd with -latency: an eventfd adds tokens up, so it cannot carry their write times")
+	case c.Source == SourceEventfd && c.Bypass:
+		return fmt.Errorf("-fd eventfd with -f: the bypass reads one token per read, an eventfd read takes the whole count")
+	case len(c.CPUs) > 2:
+		return fmt.Errorf("-cpu %v: want one CPU (reader and writer together) or two (reader, writer)", c.CPUs)
+	case len(c.Labels)%2 != 0:
+		return fmt.Errorf("labels %q: want key/value pairs", c.Labels)
 	}
 	if c.Backend != nil {
 		if err := c.Backend.Validate(); err != nil {
 			return err
 		}
 	}
-	return nil
+	return checkCPUs(c.CPUs)
 }
 
-// tokenSize is the bytes one token takes.
+// tokenSize is the bytes one token write takes.
 func (c *Config) tokenSize() int {
-	if c.Latency {
+	if c.Latency || c.Source == SourceEventfd {
 		return LatencyTokenSize
 	}
 	return 1

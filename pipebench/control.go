@@ -27,6 +27,9 @@ type writerSetup struct {
 	Route    Route  `json:"route"`
 	Seed     uint64 `json:"seed"`
 	Latency  bool   `json:"latency"`
+	Source   Source `json:"source"`
+	// CPU pins the writing thread; -1 leaves it free.
+	CPU int `json:"cpu"`
 }
 
 // writerReady is the writer process's answer once it holds every write end.

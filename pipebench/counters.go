@@ -12,6 +12,7 @@ import (
 type counters struct {
 	seq                                                   atomic.Uint64
 	events, tokens, calls, empty, reads, writes, spurious atomic.Uint64
+	changes                                               atomic.Uint64
 }
 
 // begin and end bracket one publication by the reader.
@@ -35,6 +36,8 @@ type Counts struct {
 	Ctl uint64 `json:"ctl_calls"`
 	// Spurious are reads of a pipe reported ready that found nothing.
 	Spurious uint64 `json:"spurious"`
+	// Changes are descriptors removed and re-added by -churn.
+	Changes uint64 `json:"churn_changes,omitempty"`
 }
 
 func (c *counters) snapshot() Counts {
@@ -59,6 +62,7 @@ func (c *counters) load() Counts {
 		Reads:      c.reads.Load(),
 		Writes:     c.writes.Load(),
 		Spurious:   c.spurious.Load(),
+		Changes:    c.changes.Load(),
 	}
 }
 
@@ -69,5 +73,6 @@ func (a Counts) Sub(b Counts) Counts {
 		Calls: a.Calls - b.Calls, EmptyCalls: a.EmptyCalls - b.EmptyCalls,
 		Reads: a.Reads - b.Reads, Writes: a.Writes - b.Writes,
 		Ctl: a.Ctl - b.Ctl, Spurious: a.Spurious - b.Spurious,
+		Changes: a.Changes - b.Changes,
 	}
 }

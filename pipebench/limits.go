@@ -70,13 +70,13 @@ func (e *LimitError) Error() string {
 }
 
 // need returns the peak descriptors each process holds for mode.
-func need(mode WriterMode, pipes, base, backendFDs int) (reader, writer int) {
+func need(mode WriterMode, pipes, base, backendFDs, perChannel int) (reader, writer int) {
 	switch mode {
 	case WriterSelf:
-		return base + backendFDs + 2*pipes, 0
+		return base + backendFDs + perChannel*pipes, 0
 	case WriterThread:
-		// One socketpair carries credits between reader and writer.
-		return base + backendFDs + 2*pipes + 2, 0
+		// One pipe carries credits between reader and writer.
+		return base + backendFDs + perChannel*pipes + 2, 0
 	default:
 		// The reader keeps the read ends, the control socket and the child's
 		// pidfd; write ends pass through it a batch at a time.
@@ -91,6 +91,11 @@ func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
 	if c.Backend != nil {
 		bfds = c.Backend.FDs
 	}
+	if c.Source == SourceTCP {
+		bfds++ // the listener
+	}
+	per := c.Source.fdsPerChannel()
+	need := func(mode WriterMode, pipes, base, bfds int) (int, int) { return need(mode, pipes, base, bfds, per) }
 	fits := func(n int) bool { return uint64(n) <= limit }
 	mode := c.Writer
 	p := Plan{Limit: limit}

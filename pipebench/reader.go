@@ -1,6 +1,7 @@
 package pipebench
 
 import (
+	"encoding/binary"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -36,13 +37,26 @@ type reader struct {
 	tokSize int
 	lat     stats.Hist
 	tokBuf  [8]byte
-	buf     [readSize]byte
-	cbuf    [8]byte
+	// eventfd: a read returns the counter, the number of tokens.
+	eventfd bool
+	// delay, if set, is slept before every readiness call.
+	delay *unix.Timespec
+	// churn descriptors are removed and re-added after every call.
+	churn      int
+	churnRoute router
+	changes    uint64
+	buf        [readSize]byte
+	cbuf       [8]byte
 }
 
 // loop runs until stop is set or something fails.
 func (r *reader) loop() error {
 	for !r.stop.Load() {
+		if r.delay != nil {
+			if err := unix.Nanosleep(r.delay, nil); err != nil && err != unix.EINTR {
+				return fmt.Errorf("delay before readiness call: %w", err)
+			}
+		}
 		n, err := r.be.Wait(r.ready, r.timeout)
 		if err != nil {
 			return fmt.Errorf("readiness call: %w", err)
@@ -74,7 +88,10 @@ func (r *reader) loop() error {
 				events++
 				k := m
 				tok := token[:]
-				if r.latency {
+				if r.eventfd {
+					k = int(binary.LittleEndian.Uint64(r.buf[:8]))
+					tok = eventfdToken[:]
+				} else if r.latency {
 					k = m / 8
 					now := nanotime()
 					r.recordLatency(now, r.buf[:m])
@@ -95,6 +112,11 @@ func (r *reader) loop() error {
 				}
 			}
 		}
+		if r.churn > 0 {
+			if err := r.churnOnce(); err != nil {
+				return err
+			}
+		}
 		if r.credit >= 0 && tokens > 0 {
 			if err := sendCredit(r.credit, &r.cbuf, tokens); err != nil {
 				return err
@@ -110,8 +132,26 @@ func (r *reader) loop() error {
 		if spurious > 0 {
 			r.ctr.spurious.Add(spurious)
 		}
+		if r.churn > 0 {
+			r.ctr.changes.Add(uint64(r.churn))
+		}
 		r.ctr.end()
 		r.perCall.Record(uint64(n))
+	}
+	return nil
+}
+
+// churnOnce removes and re-adds churn descriptors, chosen at random.
+func (r *reader) churnOnce() error {
+	for range r.churn {
+		i := r.churnRoute.pick()
+		fd := int(r.rfds[i])
+		if err := r.be.Remove(fd, int32(i)); err != nil {
+			return fmt.Errorf("churn: remove pipe %d (fd %d): %w", i, fd, err)
+		}
+		if err := r.be.Add(fd, int32(i)); err != nil {
+			return fmt.Errorf("churn: re-add pipe %d (fd %d): %w", i, fd, err)
+		}
 	}
 	return nil
 }

@@ -21,6 +21,12 @@ type Setup struct {
 	ReaderFDs int           `json:"reader_fds"`
 	WriterFDs int           `json:"writer_fds,omitempty"`
 	Limit     uint64        `json:"fd_limit"`
+	// Source is the kind of descriptor tokens travel through.
+	Source Source `json:"source"`
+	// Churn, Delay and CPUs echo the experiment settings of the run.
+	Churn int           `json:"churn,omitempty"`
+	Delay time.Duration `json:"delay_ns,omitempty"`
+	CPUs  []int         `json:"cpus,omitempty"`
 	// NoWaitCall is set when samples per call does not apply.
 	NoWaitCall bool `json:"no_wait_call"`
 	// PID is the reading process; ReaderTID its reading thread. WriterPID

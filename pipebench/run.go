@@ -1,6 +1,7 @@
 package pipebench
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,7 +100,8 @@ func (r *run) setup() error {
 			return err
 		}
 		r.proc = p
-		if err := p.setup(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed, Latency: cfg.Latency}); err != nil {
+		if err := p.setup(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed,
+			Latency: cfg.Latency, Source: cfg.Source, CPU: cfg.writerCPU()}); err != nil {
 			return r.procErr(err)
 		}
 	}
@@ -141,7 +143,7 @@ func (r *run) setup() error {
 	}
 	if mode == WriterSelf {
 		route := newRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
-		prime := writer{latency: cfg.Latency}
+		prime := writer{latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd}
 		for range cfg.InFlight {
 			j := route.pick()
 			if _, e := rawWrite(r.wfds[j], prime.token()); e != 0 {
@@ -155,7 +157,7 @@ func (r *run) setup() error {
 		WriterTID: wtid, PID: unix.Getpid(), WriterPID: unix.Getpid(),
 		Pipes: cfg.Pipes, Backend: cfg.BackendName(), Writer: mode, InFlight: cfg.InFlight, Route: cfg.Route,
 		Reason: r.plan.Reason, Took: time.Since(t0), ReaderFDs: r.plan.ReaderFDs, WriterFDs: r.plan.WriterFDs,
-		Limit:      r.plan.Limit,
+		Limit: r.plan.Limit, Source: cfg.Source, Churn: cfg.Churn, Delay: cfg.Delay, CPUs: cfg.CPUs,
 		NoWaitCall: cfg.Bypass || cfg.Backend.Features.Has(NoWaitCall),
 	}
 	return nil
@@ -170,6 +172,12 @@ func (r *run) makePipes() error {
 	if r.proc == nil {
 		r.wfds = make([]int32, 0, n)
 	}
+	ch, err := newChannels(r.cfg.Source)
+	if err != nil {
+		return err
+	}
+	defer ch.close()
+	shared := r.cfg.Source.shared()
 	var batch []int
 	first := 0
 	flush := func() error {
@@ -177,8 +185,11 @@ func (r *run) makePipes() error {
 			return nil
 		}
 		err := r.proc.sendFDs(first, batch)
-		for _, fd := range batch {
-			unix.Close(fd)
+		if !shared {
+			// The writer process has its own copies now.
+			for _, fd := range batch {
+				unix.Close(fd)
+			}
 		}
 		first += len(batch)
 		batch = batch[:0]
@@ -189,9 +200,10 @@ func (r *run) makePipes() error {
 	}
 	for i := range n {
 		var p [2]int
-		if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		var err error
+		if p[0], p[1], err = ch.open(); err != nil {
 			open, _ := OpenFDs()
-			return fmt.Errorf("make pipe %d of %d (%d descriptors open, limit %d): %w", i+1, n, open, r.plan.Limit, err)
+			return fmt.Errorf("make %s %d of %d (%d descriptors open, limit %d): %w", r.cfg.Source, i+1, n, open, r.plan.Limit, err)
 		}
 		r.rfds = append(r.rfds, int32(p[0]))
 		if r.proc == nil {
@@ -239,7 +251,12 @@ func (r *run) measure() (*Result, error) {
 	rd := &reader{
 		be: r.be, rfds: r.rfds, wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes),
 		self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: &r.ctr,
-		latency: cfg.Latency, tokSize: cfg.tokenSize(),
+		latency: cfg.Latency, tokSize: cfg.tokenSize(), eventfd: cfg.Source == SourceEventfd,
+		churn: cfg.Churn, churnRoute: newRouter(RouteRandom, cfg.Seed^0xc4a2, cfg.Pipes),
+	}
+	if cfg.Delay > 0 {
+		ts := unix.NsecToTimespec(cfg.Delay.Nanoseconds())
+		rd.delay = &ts
 	}
 	if r.be != nil {
 		rd.ready = make([]int32, cfg.Pipes)
@@ -259,6 +276,12 @@ func (r *run) measure() (*Result, error) {
 		defer close(readDone)
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		r.labelGoroutine(r.readerRole())
+		if cpu := cfg.readerCPU(); cpu >= 0 {
+			if err := pinThread(cpu); err != nil {
+				r.fail(err)
+			}
+		}
 		readerTID <- unix.Gettid()
 		<-start
 		u := startUsage(unix.RUSAGE_THREAD)
@@ -281,12 +304,18 @@ func (r *run) measure() (*Result, error) {
 	}()
 	switch r.plan.Writer {
 	case WriterThread:
-		wthread = &writer{wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes), inFlight: cfg.InFlight, credits: r.creditR, latency: cfg.Latency}
+		wthread = &writer{wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes), inFlight: cfg.InFlight, credits: r.creditR, latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
+			r.labelGoroutine(RoleWriter)
+			if cpu := cfg.writerCPU(); cpu >= 0 {
+				if err := pinThread(cpu); err != nil {
+					r.fail(err)
+				}
+			}
 			writerTID <- unix.Gettid()
 			<-start
 			u := startUsage(unix.RUSAGE_THREAD)
@@ -374,10 +403,7 @@ func (r *run) measure() (*Result, error) {
 	if err != nil {
 		r.fail(err)
 	}
-	t := Tokens{Received: final.Tokens, Drained: drained / uint64(cfg.tokenSize()), Full: wrep.Full}
-	if drained%uint64(cfg.tokenSize()) != 0 {
-		r.fail(fmt.Errorf("drained %d bytes, not a whole number of %d-byte tokens", drained, cfg.tokenSize()))
-	}
+	t := Tokens{Received: final.Tokens, Drained: drained, Full: wrep.Full}
 	if r.plan.Writer == WriterSelf {
 		t.Sent = r.primed + final.Writes
 	} else {
@@ -465,18 +491,28 @@ func (r *run) collectReport(rep *writerReport) error {
 // drain reads every pipe dry and counts the tokens left in flight.
 func (r *run) drain() (uint64, error) {
 	buf := make([]byte, 64<<10)
+	size := uint64(r.cfg.tokenSize())
 	var total uint64
 	for i, fd := range r.rfds {
+		var bytes uint64
 		for {
 			n, e := rawRead(fd, buf)
 			if e == unix.EAGAIN || (e == 0 && n == 0) {
 				break
 			}
 			if e != 0 {
-				return total, fmt.Errorf("drain pipe %d (fd %d): %w", i, fd, e)
+				return total, fmt.Errorf("drain %s %d (fd %d): %w", r.cfg.Source, i, fd, e)
 			}
-			total += uint64(n)
+			if r.cfg.Source == SourceEventfd {
+				total += binary.LittleEndian.Uint64(buf[:8])
+				continue
+			}
+			bytes += uint64(n)
 		}
+		if bytes%size != 0 {
+			return total, fmt.Errorf("drain %s %d: %d bytes left, not a whole number of %d-byte tokens", r.cfg.Source, i, bytes, size)
+		}
+		total += bytes / size
 	}
 	return total, nil
 }
@@ -489,8 +525,10 @@ func (r *run) release() {
 	for _, fd := range r.rfds {
 		unix.Close(int(fd))
 	}
-	for _, fd := range r.wfds {
-		unix.Close(int(fd))
+	if !r.cfg.Source.shared() {
+		for _, fd := range r.wfds {
+			unix.Close(int(fd))
+		}
 	}
 	for _, fd := range []int32{r.creditR, r.creditW} {
 		if fd >= 0 {

@@ -277,6 +277,7 @@ func TestRunConfigErrors(t *testing.T) {
 		{"bypass unbounded", func(c *pipebench.Config) { c.Backend = nil; c.Bypass = true; c.InFlight = 0 }, "-l 0"},
 		{"no backend", func(c *pipebench.Config) { c.Backend = nil }, "-b"},
 		{"no interval", func(c *pipebench.Config) { c.Interval = 0 }, "-i"},
+		{"odd labels", func(c *pipebench.Config) { c.Labels = []string{"backend"} }, "key/value pairs"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

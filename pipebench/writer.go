@@ -24,13 +24,18 @@ type writer struct {
 	sent     uint64
 	full     uint64 // unbounded mode: writes that found the pipe full
 	latency  bool   // tokens carry their write time (stamp.go)
+	eventfd  bool   // a token adds 1 to an eventfd counter
 	tokBuf   [8]byte
 }
 
-// token returns the next token to write: one byte, or the time now.
+// token returns the next token to write: one byte, the time now, or an
+// eventfd increment.
 func (w *writer) token() []byte {
-	if w.latency {
+	switch {
+	case w.latency:
 		return stamp(&w.tokBuf, nanotime())
+	case w.eventfd:
+		return eventfdToken[:]
 	}
 	return token[:]
 }

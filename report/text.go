@@ -32,7 +32,38 @@ func SetupLine(s pipebench.Setup) string {
 	if s.Reason != "" {
 		how += ": " + s.Reason
 	}
-	return fmt.Sprintf("%d pipes setup (%s, writer %s)", s.Pipes, s.Backend, how)
+	return fmt.Sprintf("%d %s setup (%s, writer %s)", s.Pipes, channelNoun(s.Source), s.Backend, how)
+}
+
+func channelNoun(s pipebench.Source) string {
+	switch s {
+	case pipebench.SourceUnix:
+		return "unix socketpairs"
+	case pipebench.SourceTCP:
+		return "tcp connections"
+	case pipebench.SourceEventfd:
+		return "eventfds"
+	}
+	return "pipes"
+}
+
+// settings lists the experiment settings of a run, for its summary header.
+func settings(s pipebench.Setup) string {
+	var b strings.Builder
+	if s.Churn > 0 {
+		fmt.Fprintf(&b, ", churn %d", s.Churn)
+	}
+	if s.Delay > 0 {
+		fmt.Fprintf(&b, ", delay %v", s.Delay)
+	}
+	if len(s.CPUs) > 0 {
+		cpus := make([]string, len(s.CPUs))
+		for i, c := range s.CPUs {
+			cpus[i] = strconv.Itoa(c)
+		}
+		fmt.Fprintf(&b, ", cpu %s", strings.Join(cpus, ","))
+	}
+	return b.String()
 }
 
 // IntervalLine formats one interval as epoll_pipe_bench did:
@@ -78,7 +109,7 @@ func (t *Text) RunDone(r *Run) error {
 	if st.InFlight == 0 {
 		inflight = "unbounded"
 	}
-	t.printf("--- %s, %d pipes, %s tokens in flight, writer %s, %s", st.Backend, st.Pipes, inflight, st.Writer, window(res))
+	t.printf("--- %s, %d %s, %s tokens in flight, writer %s%s, %s", st.Backend, st.Pipes, channelNoun(st.Source), inflight, st.Writer, settings(st), window(res))
 	if e := s.EventsPerSec; e.N > 0 {
 		t.printf("evts/sec       median %.0f  mean %.0f  sd %.0f  min %.0f  max %.0f", e.Median, e.Mean, e.StdDev, e.Min, e.Max)
 		t.printf("               95%% CI of mean %.0f..%.0f  cv %.1f%%  (%d intervals, %d warm-up left out)", e.CILow, e.CIHigh, e.CV*100, e.N, s.Warmup)
@@ -94,6 +125,9 @@ func (t *Text) RunDone(r *Run) error {
 		t.printf("samples/call   n/a  (no readiness call)")
 	}
 	t.printf("per event      calls %s  reads %s  writes %s  ctl %s", g4(s.CallsPerEvent), g4(s.ReadsPerEvent), g4(s.WritesPerEvent), g4(s.CtlPerEvent))
+	if ch := res.Totals.Changes; ch > 0 {
+		t.printf("churn          %d changes, %s ctl calls per change", ch, g4(float64(res.Totals.Ctl)/float64(ch)))
+	}
 	t.printf("%-16s %9s %9s %10s %10s %11s %11s", "cost", "user/evt", "sys/evt", "vol cs/s", "invol cs/s", "vol cs/evt", "invol cs/evt")
 	for _, c := range s.Costs {
 		t.printf("  %-14s %9s %9s %10.1f %10.1f %11s %11s", c.Who, ns(c.UserPerEvent), ns(c.SystemPerEvent),

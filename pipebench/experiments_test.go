@@ -1,0 +1,139 @@
+package pipebench_test
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pipebench/pipebench/epoll"
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/poll"
+)
+
+func TestRunSources(t *testing.T) {
+	for _, src := range []pipebench.Source{pipebench.SourcePipe, pipebench.SourceUnix, pipebench.SourceTCP, pipebench.SourceEventfd} {
+		for _, w := range []pipebench.WriterMode{pipebench.WriterSelf, pipebench.WriterThread, pipebench.WriterProcess} {
+			t.Run(fmt.Sprintf("%s/%s", src, w), func(t *testing.T) {
+				before := openFDs(t)
+				cfg := baseConfig()
+				cfg.Source, cfg.Writer, cfg.Backend = src, w, &epoll.LevelFactory
+				res, err := pipebench.Run(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkAccounting(t, res)
+				if res.Setup.Source != src {
+					t.Errorf("setup says %v", res.Setup.Source)
+				}
+				if after := openFDs(t); after != before {
+					t.Errorf("%d descriptors before, %d after", before, after)
+				}
+			})
+		}
+	}
+}
+
+func TestRunChurn(t *testing.T) {
+	for _, c := range []struct {
+		f          *pipebench.Factory
+		ctlPerEdit float64
+	}{{&poll.Factory, 0}, {&epoll.LevelFactory, 2}} {
+		t.Run(c.f.Name, func(t *testing.T) {
+			cfg := baseConfig()
+			cfg.Backend, cfg.Churn, cfg.Writer = c.f, 3, pipebench.WriterSelf
+			res, err := pipebench.Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAccounting(t, res)
+			tt := res.Totals
+			if tt.Changes != 3*tt.Calls {
+				t.Errorf("%d changes in %d calls, want 3 per call", tt.Changes, tt.Calls)
+			}
+			if got := float64(tt.Ctl) / float64(tt.Changes); got != c.ctlPerEdit {
+				t.Errorf("%v ctl calls per change, want %v", got, c.ctlPerEdit)
+			}
+		})
+	}
+}
+
+func TestRunDelay(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Delay, cfg.InFlight, cfg.Writer = 2*time.Millisecond, 8, pipebench.WriterThread
+	res, err := pipebench.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounting(t, res)
+	// Every readiness call follows a sleep of at least the delay.
+	if max := uint64(res.Elapsed / cfg.Delay); res.Totals.Calls > max+1 {
+		t.Errorf("%d readiness calls in %v with a %v delay before each", res.Totals.Calls, res.Elapsed, cfg.Delay)
+	}
+	if full := res.Totals.Calls - res.Totals.EmptyCalls; float64(res.Totals.Events)/float64(full) < 2 {
+		t.Errorf("a 2 ms delay with 8 tokens in flight batched only %v events per call", float64(res.Totals.Events)/float64(full))
+	}
+}
+
+// allowedCPUs reads a thread's Cpus_allowed_list.
+func allowedCPUs(t *testing.T, tid int) string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/task/%d/status", tid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	t.Fatal("no Cpus_allowed_list")
+	return ""
+}
+
+func TestRunCPUPinning(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("needs two CPUs to pin reader and writer apart")
+	}
+	cfg := baseConfig()
+	cfg.CPUs, cfg.Writer = []int{0, 1}, pipebench.WriterThread
+	var reader, writer string
+	cfg.OnSetup = func(s pipebench.Setup) {
+		reader, writer = allowedCPUs(t, s.ReaderTID), allowedCPUs(t, s.WriterTID)
+	}
+	res, err := pipebench.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounting(t, res)
+	if reader != "0" || writer != "1" {
+		t.Errorf("reader on CPUs %q, writer on %q; want 0 and 1", reader, writer)
+	}
+}
+
+func TestRunExperimentConfigErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(*pipebench.Config)
+		want string
+	}{
+		{"churn too many", func(c *pipebench.Config) { c.Churn = c.Pipes + 1 }, "-churn"},
+		{"churn bypass", func(c *pipebench.Config) { c.Backend, c.Bypass, c.Churn = nil, true, 1 }, "-churn with -f"},
+		{"eventfd latency", func(c *pipebench.Config) { c.Source, c.Latency = pipebench.SourceEventfd, true }, "-fd eventfd with -latency"},
+		{"eventfd bypass", func(c *pipebench.Config) { c.Backend, c.Bypass, c.Source = nil, true, pipebench.SourceEventfd }, "-fd eventfd with -f"},
+		{"cpu out of range", func(c *pipebench.Config) { c.CPUs = []int{4096} }, "-cpu 4096"},
+		{"three cpus", func(c *pipebench.Config) { c.CPUs = []int{0, 0, 0} }, "-cpu"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := baseConfig()
+			c.edit(&cfg)
+			_, err := pipebench.Run(cfg)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want an error mentioning %q", err, c.want)
+			}
+		})
+	}
+}
