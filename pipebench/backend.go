@@ -10,14 +10,17 @@ import (
 // them are ready. Every implementation must provide these methods, and the
 // conformance suite in package pipebenchtest checks each rule on real pipes.
 //
-// Add registers fd for readability under tag. Tags are small non-negative
-// integers chosen by the caller (the harness uses the pipe's index); Wait
-// reports tags, never descriptors, so that the caller needs no lookup. Adding
-// a descriptor twice is an error. A backend may be given descriptors above
-// 1024 and must handle them (select must not use a fixed FD_SETSIZE set).
+// Add registers fd for readability under tag. Tags are integers from 0 to
+// Options.Pipes-1 chosen by the caller (the harness uses the pipe's index);
+// Wait reports tags, never descriptors, so that the caller needs no lookup.
+// Adding a descriptor twice is an error. A backend may be given descriptors
+// above 1024 and must handle them (select must not use a fixed FD_SETSIZE
+// set); Options.MaxFD is a sizing hint, and Add may grow past it (allocating
+// in Add, never in Wait).
 //
 // Remove stops watching fd. Once Remove returns, Wait never reports tag
 // again until it is added anew, even if the descriptor was ready before.
+// Removing a descriptor that is not registered is an error.
 //
 // Wait blocks until at least one registered descriptor is readable (data or
 // end of file) or the timeout passes, stores the tags of ready descriptors in
@@ -29,7 +32,8 @@ import (
 //	timeout > 0   wait at most about timeout, rounded up to the mechanism's
 //	              granularity (epoll_wait counts milliseconds), never less
 //
-// n == 0 with a nil error means the timeout passed with nothing ready. EINTR
+// n == 0 with a nil error means the timeout passed with nothing ready; a
+// ready slice with no room is an error, never a wait. EINTR
 // is retried inside Wait with the time that remains; it never reaches the
 // caller. Wait must not allocate, lock or read a clock per call beyond what
 // its system call does: it is the hot loop. A descriptor reported ready and
@@ -40,7 +44,7 @@ import (
 // at the start of the next Wait (after the caller has read it).
 //
 // Close releases what the backend holds (an epoll descriptor, a ring). It
-// does not close the registered descriptors. Wait, Add and Remove are called
+// does not close the registered descriptors; a second Close does nothing. Wait, Add and Remove are called
 // from one goroutine at a time; the backend needs no lock.
 //
 // CtlCalls returns how many interest-changing system calls (epoll_ctl and the
@@ -96,6 +100,10 @@ type Factory struct {
 	// FDs is how many descriptors one open instance holds itself, counted
 	// when the harness checks the descriptor limit before making any pipe.
 	FDs int
+	// FDsPerPipe is how many more descriptors an instance holds for each
+	// registered pipe (gonet's duplicates handed to the Go runtime), counted
+	// in the reading process's plan too.
+	FDsPerPipe int
 	// Open creates an instance.
 	Open func(Options) (Backend, error)
 }
