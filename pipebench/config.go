@@ -205,6 +205,9 @@ func (c *Config) Validate() error {
 		if err := c.Backend.Validate(); err != nil {
 			return err
 		}
+		if err := c.checkDriver(); err != nil {
+			return err
+		}
 	}
 	return checkCPUs(c.CPUs)
 }

@@ -13,6 +13,9 @@ type counters struct {
 	seq                                                   atomic.Uint64
 	events, tokens, calls, empty, reads, writes, spurious atomic.Uint64
 	changes                                               atomic.Uint64
+	// workers are a Driver's per-goroutine counters (driver.go), added to
+	// every snapshot; nil for the other backends.
+	workers atomic.Pointer[[]*Worker]
 }
 
 // begin and end bracket one publication by the reader.
@@ -46,7 +49,7 @@ func (c *counters) snapshot() Counts {
 		if s&1 == 0 {
 			n := c.load()
 			if c.seq.Load() == s {
-				return n
+				return c.addWorkers(n)
 			}
 		}
 		runtime.Gosched()

@@ -95,7 +95,13 @@ func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
 		bfds++ // the listener
 	}
 	per := c.Source.fdsPerChannel()
-	need := func(mode WriterMode, pipes, base, bfds int) (int, int) { return need(mode, pipes, base, bfds, per) }
+	dups := 0 // descriptors the backend holds per pipe, in the reading process
+	if c.Backend != nil {
+		dups = c.Backend.FDsPerPipe
+	}
+	need := func(mode WriterMode, pipes, base, bfds int) (int, int) {
+		return need(mode, pipes, base, bfds+dups*pipes, per)
+	}
 	fits := func(n int) bool { return uint64(n) <= limit }
 	mode := c.Writer
 	p := Plan{Limit: limit}

@@ -293,6 +293,8 @@ func (r *run) measure() (*Result, error) {
 				at[k] = int32(route.pick())
 			}
 			err = rd.bypass(at)
+		} else if drv, ok := r.be.(Driver); ok {
+			err = r.drive(drv, rd) // driver.go: the backend reads, no readiness call
 		} else {
 			err = rd.loop()
 		}

@@ -3,6 +3,8 @@ package pipebench
 import (
 	"encoding/binary"
 	_ "unsafe" // for go:linkname
+
+	"github.com/pipebench/pipebench/stats"
 )
 
 // In latency mode a token is 8 bytes: the CLOCK_MONOTONIC time at which it
@@ -24,13 +26,17 @@ func stamp(buf *[8]byte, now int64) []byte {
 }
 
 // recordLatency records now minus the stamp of every token in b.
-func (r *reader) recordLatency(now int64, b []byte) {
+func (r *reader) recordLatency(now int64, b []byte) { recordStamps(&r.lat, now, b) }
+
+// recordStamps records into h now minus the stamp of every token in b; a
+// Driver's workers use it too.
+func recordStamps(h *stats.Hist, now int64, b []byte) {
 	for len(b) >= 8 {
 		d := now - int64(binary.LittleEndian.Uint64(b))
 		if d < 0 {
 			d = 0
 		}
-		r.lat.Record(uint64(d))
+		h.Record(uint64(d))
 		b = b[8:]
 	}
 }

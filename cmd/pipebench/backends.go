@@ -5,9 +5,11 @@ import (
 	"strings"
 
 	"github.com/pipebench/pipebench/epoll"
+	"github.com/pipebench/pipebench/gonet"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/poll"
 	fdselect "github.com/pipebench/pipebench/select"
+	"github.com/pipebench/pipebench/uring"
 )
 
 // backends is the table of mechanisms; only the command knows them all.
@@ -17,6 +19,9 @@ var backends = []*pipebench.Factory{
 	&epoll.LevelFactory,
 	&epoll.EdgeFactory,
 	&epoll.OneShotFactory,
+	&uring.Factory,
+	&uring.OneShotFactory,
+	&gonet.Factory,
 }
 
 // bypassName is what -b takes for the bypass (the same as -f).

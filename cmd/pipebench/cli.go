@@ -36,9 +36,26 @@ type runFlags struct {
 	seed            uint64
 	warmup          int
 	latency         bool
+	source          string
+	churn           int
+	delay           time.Duration
+	cpus            []int
 }
 
-func (rf *runFlags) register(fs *flag.FlagSet) {
+// register adds the run flags to fs, except those named in skip: a
+// subcommand that gives a flag another meaning (sweep's lists) registers
+// that one itself.
+func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
+	if len(skip) > 0 {
+		all := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+		rf.register(all)
+		all.VisitAll(func(f *flag.Flag) {
+			if !slices.Contains(skip, f.Name) {
+				fs.Var(f.Value, f.Name, f.Usage)
+			}
+		})
+		return
+	}
 	rf.pipes, rf.inFlight, rf.backend = 1000, 1, "epoll"
 	rf.writer, rf.route = "auto", "random"
 	rf.duration, rf.interval, rf.seed, rf.warmup = 10*time.Second, time.Second, 1, 1
@@ -53,6 +70,11 @@ func (rf *runFlags) register(fs *flag.FlagSet) {
 	fs.Uint64Var(&rf.seed, "seed", 1, "seed of the random route")
 	fs.Var(intFlag{&rf.warmup, 0, 1000, "intervals"}, "warmup", "leading intervals left out of the summary (0 keeps them all)")
 	fs.BoolVar(&rf.latency, "latency", false, "record each token's write-to-read time (8-byte tokens; a clock read per event and per write)")
+	rf.source = "pipe"
+	fs.Var(choiceFlag{&rf.source, func(s string) error { _, err := pipebench.ParseSource(s); return err }}, "fd", "event source: pipe, unix (socketpair), tcp (loopback) or eventfd")
+	fs.Var(intFlag{&rf.churn, 0, maxPipes, "descriptors"}, "churn", "remove and re-add this many descriptors after every readiness call")
+	fs.Var(durationFlag{&rf.delay, time.Microsecond, "no delay", time.Second}, "delay", "sleep this long before every readiness call (batching by delay)")
+	fs.Var(cpuListFlag{&rf.cpus}, "cpu", "pin the reader and writer: 0 puts both on CPU 0, 0,1 separates them")
 }
 
 func checkBackend(s string) error {
@@ -69,7 +91,9 @@ func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
 	c := pipebench.Config{
 		Pipes: rf.pipes, InFlight: rf.inFlight, Seed: rf.seed,
 		Duration: rf.duration, Interval: rf.interval, Latency: rf.latency,
+		Churn: rf.churn, Delay: rf.delay, CPUs: rf.cpus,
 	}
+	c.Source, _ = pipebench.ParseSource(rf.source)
 	c.Writer, _ = pipebench.ParseWriterMode(rf.writer)
 	c.Route, _ = pipebench.ParseRoute(rf.route)
 	bypass := rf.bypass || rf.backend == bypassName
@@ -156,6 +180,8 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 	rf.register(fs)
 	var of outputFlags
 	of.register(fs)
+	var pf profileFlags
+	pf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			usage(stdout, fs)
@@ -175,11 +201,25 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 	if cfg.Duration == 0 && of.count > 1 {
 		return usageError(stderr, fmt.Errorf("-count %d needs a duration: -d 0 runs until interrupted", of.count))
 	}
+	if err := pf.check(of.count); err != nil {
+		return usageError(stderr, err)
+	}
 	out, closeOut, err := of.open(stdout)
 	if err != nil {
 		return usageError(stderr, err)
 	}
-	code := runAll(cfg, rf.warmup, of.count, out, stderr, stop)
+	// Profiles' top tables follow a text report, or go to stderr when
+	// stdout carries another format.
+	tables := stdout
+	if of.out == "" && of.format != "text" {
+		tables = stderr
+	}
+	prof := pf.profiler(tables)
+	code := runAll(cfg, rf.warmup, of.count, out, stderr, stop, prof)
+	if err := prof.finish(); err != nil {
+		fmt.Fprintf(stderr, "pipebench: %v\n", err)
+		code = max(code, exitFailed)
+	}
 	if err := closeOut(); err != nil && code == exitOK {
 		fmt.Fprintf(stderr, "pipebench: -o %s: %v\n", of.out, err)
 		return exitFailed
@@ -188,7 +228,7 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 }
 
 // runAll runs cfg count times and reports through out.
-func runAll(cfg pipebench.Config, warmup, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}) int {
+func runAll(cfg pipebench.Config, warmup, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}, prof *profiler) int {
 	doc := &report.Document{Tool: "pipebench", Started: time.Now().UTC(), Config: report.NewConfig(&cfg, count, warmup), Environment: envinfo.Read()}
 	var outErr error
 	keep := func(err error) {
@@ -202,6 +242,7 @@ func runAll(cfg pipebench.Config, warmup, count int, out report.Writer, stderr i
 	for run := 1; run <= count; run++ {
 		cfg.OnSetup = func(s pipebench.Setup) { keep(out.Setup(run, s)) }
 		cfg.OnInterval = func(iv pipebench.Interval) { keep(out.Interval(run, iv)) }
+		prof.hook(&cfg)
 		res, err := pipebench.Run(cfg)
 		var limitErr *pipebench.LimitError
 		var cfgErr *pipebench.ConfigError

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -63,6 +64,37 @@ func (f durationFlag) Set(s string) error {
 		return fmt.Errorf("%s", allowed)
 	}
 	*f.v = d
+	return nil
+}
+
+// cpuListFlag is one CPU number or two, comma-separated.
+type cpuListFlag struct{ v *[]int }
+
+func (f cpuListFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	parts := make([]string, len(*f.v))
+	for i, c := range *f.v {
+		parts[i] = strconv.Itoa(c)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (f cpuListFlag) Set(s string) error {
+	parts := strings.Split(s, ",")
+	if len(parts) > 2 {
+		return fmt.Errorf("want one CPU (reader and writer together) or two (reader,writer), such as 0 or 0,1")
+	}
+	cpus := make([]int, 0, len(parts))
+	for _, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil || n < 0 {
+			return fmt.Errorf("want CPU numbers such as 0 or 0,1")
+		}
+		cpus = append(cpus, n)
+	}
+	*f.v = cpus
 	return nil
 }
 

@@ -18,12 +18,14 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/pipebench/pipebench/herd"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
 func main() {
-	// This binary is also its own writer process.
+	// This binary is also its own writer process and herd waiter process.
 	pipebench.RunWriterProcessIfAsked()
+	herd.RunWaiterProcessIfAsked()
 	stop := make(chan struct{})
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)

@@ -9,14 +9,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipebench/pipebench/herd"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
-// TestMain lets this test binary serve as its own writer process.
+// TestMain lets this test binary serve as its own writer process and herd
+// waiter process.
 func TestMain(m *testing.M) {
 	pipebench.RunWriterProcessIfAsked()
+	herd.RunWaiterProcessIfAsked()
 	os.Exit(m.Run())
 }
 
@@ -87,9 +90,42 @@ func TestBadInput(t *testing.T) {
 		{"unbounded-self", "-l 0 -writer self"},
 		{"limit-self", "-n 15000 -writer self"},
 		{"limit-process", "-n 30000 -writer process"},
+		{"cpuprofile-unwritable", "-cpuprofile /nonexistent/dir/c.pb.gz"},
+		{"kprofile-unwritable", "-kprofile /nonexistent/dir/k.pb.gz"},
+		{"profiles-same-file", "-cpuprofile p.pb.gz -kprofile p.pb.gz"},
+		{"profile-with-count", "-kprofile k.pb.gz -count 2"},
+		{"top-no-file", "top"},
+		{"top-two-files", "top a.pb.gz b.pb.gz"},
+		{"top-missing-file", "top /nonexistent/k.pb.gz"},
+		{"top-rows-zero", "top -rows 0 k.pb.gz"},
+		{"top-not-a-profile", "top testdata/errors/top-not-a-profile.golden"},
 		{"format-unknown", "-format xml"},
+		{"fd-unknown", "-fd fifo"},
+		{"churn-negative", "-churn -1"},
+		{"churn-more-than-pipes", "-n 10 -churn 11"},
+		{"delay-no-unit", "-delay 200"},
+		{"cpu-bad", "-cpu a,b"},
+		{"cpu-three", "-cpu 0,1,0"},
+		{"cpu-not-allowed", "-cpu 999"},
+		{"eventfd-latency", "-fd eventfd -latency"},
 		{"count-zero", "-count 0"},
 		{"count-until-interrupted", "-count 2 -d 0"},
+		{"herd-waiters-zero", "herd -waiters 0"},
+		{"herd-waiters-too-many", "herd -waiters 5000"},
+		{"herd-mode-unknown", "herd -mode fork"},
+		{"herd-exclusive-unknown", "herd -exclusive maybe"},
+		{"herd-unbounded", "herd -l 0"},
+		{"herd-interval-longer", "herd -d 1s -i 2s"},
+		{"herd-format-unknown", "herd -format xml"},
+		{"herd-stray-argument", "herd extra"},
+		{"limit-herd", "herd -n 400000"},
+		{"timeout-list-bad", "timeout -timeouts 50us,abc"},
+		{"timeout-zero", "timeout -timeouts 0"},
+		{"timeout-too-long", "timeout -timeouts 2s"},
+		{"timeout-samples-zero", "timeout -samples 0"},
+		{"timeout-mechanism-unknown", "timeout -mechanisms kqueue"},
+		{"timeout-slack-negative", "timeout -slack -1us"},
+		{"timeout-format-unknown", "timeout -format xml"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -104,7 +140,7 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("want one line starting with 'pipebench: ', got %q", stderr)
 			}
 			got := []byte("$ pipebench " + c.args + "\n" + stderr)
-			if strings.HasPrefix(c.name, "limit-") {
+			if strings.HasPrefix(c.name, "limit-") || c.name == "cpu-not-allowed" {
 				// The counts depend on the descriptors this process inherited.
 				got = shape(got)
 			}

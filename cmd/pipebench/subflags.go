@@ -1,0 +1,45 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// parseSub parses a subcommand's flags. It prints the help and returns
+// exitOK for -h, returns exitUsage after one line naming the bad flag, and
+// -1 when the subcommand may go on. The subcommand takes flags only.
+func parseSub(fs *flag.FlagSet, args []string, help string, stdout, stderr io.Writer) int {
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, help)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			fs.SetOutput(io.Discard)
+			return exitOK
+		}
+		return usageError(stderr, fmt.Errorf("%s: %w", fs.Name(), err))
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, fmt.Errorf("%s: unexpected argument %q: it takes flags only (see pipebench %s -h)", fs.Name(), fs.Arg(0), fs.Name()))
+	}
+	return -1
+}
+
+// subFormats are the output formats of the experiment subcommands.
+var subFormats = []string{"text", "csv", "json"}
+
+// formatFlag registers -format with the experiment subcommands' formats.
+func formatFlag(fs *flag.FlagSet, v *string) {
+	*v = "text"
+	fs.Var(choiceFlag{v, func(s string) error {
+		if !slices.Contains(subFormats, s) {
+			return fmt.Errorf("unknown format %q: want %s", s, strings.Join(subFormats, ", "))
+		}
+		return nil
+	}}, "format", "output format: "+strings.Join(subFormats, ", "))
+}

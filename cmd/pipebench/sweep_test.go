@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/sweep"
+)
+
+func TestSweepBadInput(t *testing.T) {
+	cases := []struct{ name, args string }{
+		{"sweep-unknown-backend", "sweep -b poll,kqueue"},
+		{"sweep-pipes-not-a-number", "sweep -n 10,abc"},
+		{"sweep-pipes-zero", "sweep -n 0,10"},
+		{"sweep-pipes-empty-item", "sweep -n 10,,100"},
+		{"sweep-pipes-twice", "sweep -n 10,100,10"},
+		{"sweep-inflight-too-many", "sweep -l 1,5000"},
+		{"sweep-unbounded-self", "sweep -l 0"},
+		{"sweep-duration-zero", "sweep -d 0"},
+		{"sweep-interval-longer", "sweep -d 1s -i 2s"},
+		{"sweep-format-unknown", "sweep -format xml"},
+		{"sweep-plot-extension", "sweep -plot scaling.pdf"},
+		{"sweep-ref-without-plot", "sweep -ref testdata/sweep/bad-ref.csv"},
+		{"sweep-ref-missing", "sweep -plot scaling.svg -ref testdata/sweep/missing.csv"},
+		{"sweep-ref-bad-cell", "sweep -plot scaling.svg -ref testdata/sweep/bad-ref.csv"},
+		{"sweep-ratio-unknown", "sweep -ratios epoll/kqueue"},
+		{"sweep-bypass-flag", "sweep -f"},
+		{"sweep-stray-argument", "sweep -n 10 extra"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := invoke(t, strings.Fields(c.args)...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if stdout != "" {
+				t.Errorf("bad input printed to stdout: %q", stdout)
+			}
+			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "pipebench: sweep: ") {
+				t.Errorf("want one line starting with 'pipebench: sweep: ', got %q", stderr)
+			}
+			if _, err := os.Stat("scaling.svg"); err == nil {
+				os.Remove("scaling.svg")
+				t.Errorf("bad input left a plot file behind")
+			}
+			golden(t, "errors/"+c.name+".golden", []byte("$ pipebench "+c.args+"\n"+stderr))
+		})
+	}
+}
+
+func TestSweepHelp(t *testing.T) {
+	code, stdout, _ := invoke(t, "sweep", "-h")
+	if code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	for _, f := range []string{"-b", "-n", "-l", "-format", "-plot", "-ref", "-ratios", "-d", "-i", "-writer", "-warmup"} {
+		if !strings.Contains(stdout, "\n  "+f+" ") {
+			t.Errorf("help does not describe %s", f)
+		}
+	}
+	if !strings.Contains(stdout, "(default 3s)") || !strings.Contains(stdout, "(default poll,select,epoll)") {
+		t.Errorf("help does not show the sweep's defaults:\n%s", stdout)
+	}
+}
+
+// overLimit is a pipe count that -writer self cannot fit under this
+// process's hard descriptor limit, so that its runs are refused before any
+// pipe is made.
+func overLimit(t *testing.T) int {
+	t.Helper()
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
+		t.Fatal(err)
+	}
+	n := int(lim.Max/2) + 100
+	if n > maxPipes {
+		t.Skipf("the hard descriptor limit %d admits every -n", lim.Max)
+	}
+	return n
+}
+
+// A short real sweep: every point measured with its tokens accounted for,
+// the point over the descriptor limit skipped with its reason, the table in
+// the grid's shape.
+func TestSweepShort(t *testing.T) {
+	big := overLimit(t)
+	args := "sweep -b poll,epoll -n 10,40," + strconv.Itoa(big) + " -d 300ms -i 100ms -format json"
+	code, stdout, stderr := invoke(t, strings.Fields(args)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		sweep.Result
+		Table []struct {
+			Pipes        int
+			EventsPerSec map[string]float64 `json:"evts_per_sec"`
+			Skipped      []string
+			Ratios       map[string]float64
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("not one JSON document: %v\n%s", err, stdout)
+	}
+	if len(doc.Points) != 4 || len(doc.Skipped) != 2 || len(doc.NotRun) != 0 || doc.Interrupted {
+		t.Fatalf("%d points, %d skipped, %d not run: %s", len(doc.Points), len(doc.Skipped), len(doc.NotRun), stdout)
+	}
+	for _, p := range doc.Points {
+		// No speed is asserted: the machine is shared, and an interval may
+		// pass with the reader off the CPU.
+		if p.Intervals < 2 || p.Writer != "self" || p.Backend == "" {
+			t.Errorf("point %+v", p)
+		}
+		if tk := p.Tokens; tk.Lost != 0 || tk.Sent != tk.Received+tk.Drained || tk.Received == 0 {
+			t.Errorf("%s: tokens %+v", p.Key, tk)
+		}
+	}
+	for _, s := range doc.Skipped {
+		if s.Pipes != big || !strings.Contains(s.Reason, "descriptors in one process") {
+			t.Errorf("skipped %+v", s)
+		}
+	}
+	if len(doc.Table) != 3 {
+		t.Fatalf("table %+v: want rows 10, 40, %d", doc.Table, big)
+	}
+	for _, row := range doc.Table[:2] {
+		epoll, poll := row.EventsPerSec["epoll"], row.EventsPerSec["poll"]
+		ratio, ok := row.Ratios["epoll/poll"]
+		if len(row.EventsPerSec) != 2 || ok != (poll > 0) || ok && ratio != epoll/poll {
+			t.Errorf("row %+v: want both backends and epoll/poll = %v/%v", row, epoll, poll)
+		}
+	}
+	if last := doc.Table[2]; len(last.EventsPerSec) != 0 || len(last.Skipped) != 2 {
+		t.Errorf("row %+v: want both backends skipped", last)
+	}
+	// stderr is not a terminal here: one plain progress line per point.
+	if n := strings.Count(stderr, "\nsweep "); n != 6 || !strings.Contains(stderr, "sweep 6/6 (") {
+		t.Errorf("want six progress lines, got:\n%s", stderr)
+	}
+}
+
+// Text and CSV, several tokens-in-flight values, a plot with the 2002
+// reference beside it.
+func TestSweepTablePlot(t *testing.T) {
+	dir := t.TempDir()
+	svg := filepath.Join(dir, "scaling.svg")
+	args := []string{"sweep", "-b", "select,epoll", "-n", "30,10", "-l", "1,3", "-d", "200ms", "-i", "50ms",
+		"-plot", svg, "-ref", filepath.Join("..", "..", "testdata", "pipetest-2002.csv")}
+	code, stdout, stderr := invoke(t, args...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if len(lines) < 6 || strings.Join(strings.Fields(lines[1]), " ") != "pipes l select epoll epoll/select" {
+		t.Fatalf("table:\n%s", stdout)
+	}
+	for i, want := range []string{"10 1", "10 3", "30 1", "30 3"} {
+		if !strings.HasPrefix(strings.Join(strings.Fields(lines[2+i]), " "), want+" ") {
+			t.Errorf("row %d %q: want it to start with %q", i, lines[2+i], want)
+		}
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte("<?xml")) || !bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("pipetest 2002: poll()")) {
+		t.Errorf("%s is not the plot with its reference (%d bytes)", svg, len(b))
+	}
+	if !strings.Contains(stderr, "plot written to "+svg) {
+		t.Errorf("stderr does not say where the plot went:\n%s", stderr)
+	}
+
+	code, stdout, stderr = invoke(t, "sweep", "-b", "poll", "-n", "10", "-d", "200ms", "-i", "50ms", "-format", "csv")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(stdout)).ReadAll()
+	if err != nil || len(recs) != 2 || strings.Join(recs[0], ",") != "pipes,in_flight,poll" || recs[1][0] != "10" {
+		t.Errorf("csv %q: %v", stdout, err)
+	}
+}
+
+// withRunPoint replaces the run of each point for one test.
+func withRunPoint(t *testing.T, run func(pipebench.Config) (*pipebench.Result, error)) {
+	t.Helper()
+	old := runPoint
+	runPoint = run
+	t.Cleanup(func() { runPoint = old })
+}
+
+func TestSweepFailedRun(t *testing.T) {
+	calls := 0
+	withRunPoint(t, func(cfg pipebench.Config) (*pipebench.Result, error) {
+		calls++
+		if calls == 2 {
+			return nil, errors.New("stalled: no event for 2s")
+		}
+		return pipebench.Run(cfg)
+	})
+	code, stdout, stderr := invoke(t, strings.Fields("sweep -b poll,epoll -n 10,20 -d 200ms -i 50ms")...)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want %d: %s", code, exitFailed, stderr)
+	}
+	if calls != 2 {
+		t.Errorf("%d runs: the sweep must end at the failed one", calls)
+	}
+	for _, want := range []string{"failed:\n  epoll at 10 pipes, -l 1: stalled", "not run:\n  poll at 20 pipes, -l 1: not run: the sweep ended at a failed run"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.HasSuffix(stderr, "pipebench: sweep: epoll at 10 pipes, -l 1: stalled: no event for 2s\n") {
+		t.Errorf("stderr must end with the error naming the point:\n%s", stderr)
+	}
+}
+
+func TestSweepInterrupt(t *testing.T) {
+	stop := make(chan struct{})
+	withRunPoint(t, func(cfg pipebench.Config) (*pipebench.Result, error) {
+		res, err := pipebench.Run(cfg)
+		close(stop) // SIGINT during the first point, just after it ended
+		return res, err
+	})
+	var out, errb bytes.Buffer
+	code := command(strings.Fields("sweep -b poll,epoll -n 10 -d 200ms -i 50ms"), &out, &errb, stop)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "not run:\n  epoll at 10 pipes, -l 1: interrupted before it ran") {
+		t.Errorf("the partial table must list what was not run:\n%s", out.String())
+	}
+	if !strings.Contains(errb.String(), "sweep: interrupted after 1 of 2 points") {
+		t.Errorf("stderr:\n%s", errb.String())
+	}
+}

@@ -1,0 +1,186 @@
+package gonet_test
+
+import (
+	"errors"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pipebench/pipebench/gonet"
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/pipebenchtest"
+)
+
+// TestMain lets this test binary serve as its own writer process.
+func TestMain(m *testing.M) {
+	pipebench.RunWriterProcessIfAsked()
+	os.Exit(m.Run())
+}
+
+// TestRuns runs the harness on gonet in every writer mode, with token
+// accounting, credit words per read, latency samples per token and no
+// descriptor left open.
+func TestRuns(t *testing.T) {
+	pipebenchtest.TestRuns(t, &gonet.Factory, pipebenchtest.RunCases)
+}
+
+// TestRunCounts: a gonet run makes no readiness call (samples per call
+// does not apply), counts every read(2), those that find the pipe empty
+// before the goroutine parks included, and returns one credit word per
+// read.
+func TestRunCounts(t *testing.T) {
+	res, err := pipebench.Run(pipebench.Config{
+		Pipes: 20, InFlight: 1, Backend: &gonet.Factory, Writer: pipebench.WriterThread, Route: pipebench.RouteNext,
+		Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot := res.Totals
+	if !res.Setup.NoWaitCall || tot.Calls != 0 || tot.Ctl != 0 {
+		t.Errorf("NoWaitCall %v, %d readiness calls, %d ctl calls while measuring; want true, 0, 0", res.Setup.NoWaitCall, tot.Calls, tot.Ctl)
+	}
+	for _, iv := range res.Intervals {
+		if iv.SamplesPerCall != 0 {
+			t.Errorf("interval %d: samples per call %v, want 0 (n/a)", iv.Index, iv.SamplesPerCall)
+		}
+	}
+	// One token, sent on to the next pipe: the pipe just read stays empty
+	// until the token comes round again, so every event is a read that
+	// finds it and one that finds the pipe empty before parking.
+	if tot.Reads < 2*tot.Events {
+		t.Errorf("%d reads for %d events, want at least two per event", tot.Reads, tot.Events)
+	}
+	if tot.Writes != tot.Events {
+		t.Errorf("%d credit words for %d events, want one per read", tot.Writes, tot.Events)
+	}
+}
+
+// TestRefused: settings about a readiness call or a reader thread are
+// refused before any work, naming the flag.
+func TestRefused(t *testing.T) {
+	for _, c := range []struct {
+		flag string
+		edit func(*pipebench.Config)
+	}{
+		{"-churn", func(c *pipebench.Config) { c.Churn = 2 }},
+		{"-delay", func(c *pipebench.Config) { c.Delay = time.Millisecond }},
+		{"-cpu", func(c *pipebench.Config) { c.CPUs = []int{0} }},
+	} {
+		t.Run(c.flag, func(t *testing.T) {
+			cfg := pipebench.Config{Pipes: 10, InFlight: 1, Backend: &gonet.Factory, Duration: time.Second, Interval: time.Second}
+			c.edit(&cfg)
+			_, err := pipebench.Run(cfg)
+			var ce *pipebench.ConfigError
+			if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), c.flag+" with -b gonet") {
+				t.Fatalf("got %v, want a config error naming %s", err, c.flag)
+			}
+		})
+	}
+}
+
+// TestPlanCountsDuplicates: the descriptor plan counts the duplicate each
+// pipe hands to the runtime: one process then holds three per pipe in
+// self mode.
+func TestPlanCountsDuplicates(t *testing.T) {
+	cfg := &pipebench.Config{Pipes: 6666, InFlight: 1, Backend: &gonet.Factory, Writer: pipebench.WriterSelf}
+	_, err := pipebench.PlanRun(cfg, 5, 20000) // 5 + 3*6666 = 20003
+	var le *pipebench.LimitError
+	if !errors.As(err, &le) || le.Need != 20003 || !strings.Contains(err.Error(), "use -n 6665 or less") {
+		t.Fatalf("got %v, want a limit error needing 20003 descriptors, remedy -n 6665", err)
+	}
+	cfg.Pipes = 6665
+	if p, err := pipebench.PlanRun(cfg, 5, 20000); err != nil || p.ReaderFDs != 20000 {
+		t.Fatalf("6665 pipes: plan %+v, %v; want 20000 descriptors", p, err)
+	}
+}
+
+// TestRegistration: Add hands the runtime a duplicate (one descriptor more
+// per pipe) and refuses a second Add of the same descriptor and a blocking
+// one; Remove and Close close the duplicates, each an epoll_ctl of the
+// runtime's, and never the registered descriptors; Wait is refused.
+func TestRegistration(t *testing.T) {
+	open := func() int {
+		n, err := pipebench.OpenFDs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	pipe := func(flags int) [2]int {
+		var p [2]int
+		if err := unix.Pipe2(p[:], flags|unix.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unix.Close(p[0]); unix.Close(p[1]) })
+		return p
+	}
+	pipes := [][2]int{pipe(unix.O_NONBLOCK), pipe(unix.O_NONBLOCK), pipe(unix.O_NONBLOCK)}
+	blocking := pipe(0)
+	be, err := gonet.Factory.Open(pipebench.Options{Pipes: 3, MaxFD: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := open()
+	for i, p := range pipes {
+		if err := be.Add(p[0], int32(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := open(); got != before+3 {
+		t.Errorf("%d descriptors after 3 Adds, want %d (one duplicate each)", got, before+3)
+	}
+	if be.Add(pipes[0][0], 9) == nil {
+		t.Error("a second Add of the same descriptor succeeded")
+	}
+	if err := be.Add(blocking[0], 7); err == nil || !strings.Contains(err.Error(), "blocking") {
+		t.Errorf("Add of a blocking descriptor: %v, want a refusal", err)
+	}
+	if _, err := be.Wait(make([]int32, 3), 0); err == nil {
+		t.Error("Wait succeeded on a backend with no readiness call")
+	}
+	if err := be.Remove(pipes[1][0], 1); err != nil {
+		t.Fatal(err)
+	}
+	if be.Remove(pipes[1][0], 1) == nil {
+		t.Error("a second Remove succeeded")
+	}
+	if err := be.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := open(); got != before {
+		t.Errorf("%d descriptors after Close, want %d", got, before)
+	}
+	for i, p := range pipes {
+		if _, err := unix.FcntlInt(uintptr(p[0]), unix.F_GETFD, 0); err != nil {
+			t.Errorf("pipe %d: read end closed by the backend: %v", i, err)
+		}
+	}
+	if got := be.CtlCalls(); got != 6 {
+		t.Errorf("CtlCalls %d, want 6 (3 registrations, 1 Remove, 2 closed by Close)", got)
+	}
+}
+
+// TestDriveAllocatesNothing: the goroutines' loop allocates nothing per
+// event: a one-second self-mode run allocates far fewer objects than it
+// handles events (what it does allocate is per interval, per run).
+func TestDriveAllocatesNothing(t *testing.T) {
+	var m0, m1 runtime.MemStats
+	res, err := pipebench.Run(pipebench.Config{
+		Pipes: 20, InFlight: 4, Backend: &gonet.Factory, Writer: pipebench.WriterSelf,
+		Duration: 500 * time.Millisecond, Interval: 250 * time.Millisecond,
+		OnSetup: func(pipebench.Setup) { runtime.ReadMemStats(&m0) },
+		OnDone:  func() { runtime.ReadMemStats(&m1) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := res.Totals.Events
+	if allocs := m1.Mallocs - m0.Mallocs; events < 1000 || allocs > events/100 {
+		t.Errorf("%d allocations in a window of %d events, want fewer than one per 100 events", allocs, events)
+	}
+}

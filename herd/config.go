@@ -1,0 +1,118 @@
+package herd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/pipebench/pipebench/pipebench"
+)
+
+// Mode says what a waiter is.
+type Mode int
+
+const (
+	// Threads: each waiter is an OS thread of the measuring process.
+	Threads Mode = iota
+	// Processes: each waiter is a process of its own (this binary started
+	// again), as in the EPOLLEXCLUSIVE seed's 250 server processes.
+	Processes
+)
+
+var modeNames = [...]string{"threads", "processes"}
+
+func (m Mode) String() string {
+	if m < 0 || int(m) >= len(modeNames) {
+		return fmt.Sprintf("Mode(%d)", int(m))
+	}
+	return modeNames[m]
+}
+
+// MarshalText writes the mode's name into JSON.
+func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
+
+// ParseMode maps a -mode value to its Mode.
+func ParseMode(s string) (Mode, error) {
+	for i, n := range modeNames {
+		if s == n {
+			return Mode(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown mode %q: want threads or processes", s)
+}
+
+// MaxWaiters bounds the waiters of one run: each is an OS thread or a
+// process, and each adds an epoll registration per pipe.
+const MaxWaiters = 1024
+
+// Config is one herd experiment.
+type Config struct {
+	// Waiters is how many waiters share the pipes (-waiters).
+	Waiters int
+	// Pipes is how many pipes are made (-n).
+	Pipes int
+	// InFlight is how many tokens circulate (-l), at least 1.
+	InFlight int
+	// Mode says whether waiters are threads or processes.
+	Mode Mode
+	// Exclusive lists the settings to measure, in order; each runs for
+	// Duration on a fresh setup. Default: off, then on.
+	Exclusive []bool
+	// Seed seeds the writer's random choice of pipe.
+	Seed uint64
+	// Duration is the measured window of each setting, > 0.
+	Duration time.Duration
+	// Interval is the reporting interval.
+	Interval time.Duration
+	// WaitTimeout bounds every epoll_wait, so that no waiter can hang; a
+	// wait that times out is counted. Default 100ms.
+	WaitTimeout time.Duration
+	// StallAfter fails a setting that receives no token for this long.
+	// Default: the larger of three intervals and 2 s.
+	StallAfter time.Duration
+	// Stop, when closed, ends the current setting early and skips the rest.
+	Stop <-chan struct{}
+	// OnSetup is called when a setting's waiters are all waiting, just
+	// before its writer starts.
+	OnSetup func(Setup)
+	// OnInterval is called at the end of every full interval.
+	OnInterval func(Interval)
+}
+
+// Validate reports the first setting that cannot run, naming its flag.
+func (c *Config) Validate() error {
+	switch {
+	case c.Waiters < 1 || c.Waiters > MaxWaiters:
+		return fmt.Errorf("-waiters %d: want 1 to %d waiters", c.Waiters, MaxWaiters)
+	case c.Pipes < 1:
+		return fmt.Errorf("-n %d: want at least 1 pipe", c.Pipes)
+	case c.InFlight < 1 || c.InFlight > pipebench.MaxInFlight:
+		return fmt.Errorf("-l %d: want 1 to %d tokens in flight (the herd's writer waits for credits)", c.InFlight, pipebench.MaxInFlight)
+	case c.Mode != Threads && c.Mode != Processes:
+		return fmt.Errorf("-mode %v: want threads or processes", c.Mode)
+	case c.Duration <= 0:
+		return fmt.Errorf("-d %v: want a positive duration (each setting runs that long)", c.Duration)
+	case c.Interval <= 0 || c.Interval > c.Duration:
+		return fmt.Errorf("-i %v: want a positive interval no longer than -d %v", c.Interval, c.Duration)
+	}
+	return nil
+}
+
+func (c *Config) withDefaults() Config {
+	d := *c
+	if d.Exclusive == nil {
+		d.Exclusive = []bool{false, true}
+	}
+	if d.WaitTimeout <= 0 {
+		d.WaitTimeout = 100 * time.Millisecond
+	}
+	if d.StallAfter <= 0 {
+		d.StallAfter = max(3*d.Interval, 2*time.Second)
+	}
+	return d
+}
+
+// ConfigError is a configuration that cannot run, found before any work.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }

@@ -1,0 +1,479 @@
+package herd
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pipebench/pipebench/pipebench"
+)
+
+// Run measures every setting of c.Exclusive in turn, each on a fresh set of
+// pipes and waiters. In threads mode it raises GOMAXPROCS to Waiters+2 for
+// the run (a waiter process has 2 of its own), so that the Go scheduler does
+// not put waiters to sleep waiting for a P. Errors found before any work are *ConfigError or
+// *LimitError. A setting that fails ends the run: the result holds the
+// settings measured so far (the failed one included, when it measured
+// anything) with the error.
+func Run(c Config) (*Result, error) {
+	cfg := c.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, &ConfigError{err}
+	}
+	limit, err := pipebench.RaiseFileLimit()
+	if err != nil {
+		return nil, err
+	}
+	// The Go runtime opens its own epoll descriptor and eventfd the first
+	// time a timer is armed; make it happen now, so that they are counted.
+	time.Sleep(time.Nanosecond)
+	base, err := pipebench.OpenFDs()
+	if err != nil {
+		return nil, err
+	}
+	if err := plan(&cfg, base, limit, maxUserWatches()); err != nil {
+		return nil, err
+	}
+	if cfg.Mode == Threads {
+		// A waiter thread returning from epoll_wait must find a P at once:
+		// queueing for one would add the Go scheduler's own sleeps and
+		// wake-ups to the herd's.
+		if prev := runtime.GOMAXPROCS(0); prev < cfg.Waiters+2 {
+			runtime.GOMAXPROCS(cfg.Waiters + 2)
+			defer runtime.GOMAXPROCS(prev)
+		}
+	}
+	res := &Result{}
+	for _, ex := range cfg.Exclusive {
+		s := newSide(&cfg, ex, base, limit)
+		sd, err := s.run()
+		if sd != nil {
+			res.Sides = append(res.Sides, *sd)
+		}
+		if err != nil {
+			return res, fmt.Errorf("EPOLLEXCLUSIVE %s: %w", OnOff(ex), err)
+		}
+		if sd.Interrupted {
+			break
+		}
+	}
+	return res, nil
+}
+
+// OnOff names an EPOLLEXCLUSIVE setting.
+func OnOff(exclusive bool) string {
+	if exclusive {
+		return "on"
+	}
+	return "off"
+}
+
+// side is one setting's resources, from setup to teardown.
+type side struct {
+	cfg       *Config
+	exclusive bool
+	base      int
+	limit     uint64
+
+	rfds, wfds       []int32
+	stopR, stopW     int32
+	creditR, creditW int32
+	board            *board
+
+	waiters     []*waiter     // threads mode
+	waitersDone chan struct{} // threads mode: closed when every waiter has returned
+	children    []*child      // processes mode
+	started     bool          // waiters were started
+	stopped     bool          // every waiter has stopped (or been killed)
+
+	writer        *pipebench.TokenWriter
+	writerDone    chan struct{}
+	writerStopped bool // the stop word was sent
+	writerUsage   pipebench.Usage
+
+	haltOnce sync.Once
+	halt     chan struct{}
+	mu       sync.Mutex
+	err      error
+
+	res Side
+}
+
+func newSide(cfg *Config, ex bool, base int, limit uint64) *side {
+	return &side{cfg: cfg, exclusive: ex, base: base, limit: limit,
+		stopR: -1, stopW: -1, creditR: -1, creditW: -1, halt: make(chan struct{})}
+}
+
+// fail records the first failure and ends the measurement.
+func (s *side) fail(err error) {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = err
+	}
+	s.mu.Unlock()
+	s.haltOnce.Do(func() { close(s.halt) })
+}
+
+func (s *side) failure() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *side) run() (*Side, error) {
+	defer s.release()
+	t0 := time.Now()
+	if err := s.setup(); err != nil {
+		return nil, err
+	}
+	if err := s.awaitReady(time.Minute); err != nil {
+		return nil, err
+	}
+	c := s.cfg
+	parent, child := need(c, s.base)
+	s.res.Setup = Setup{
+		Exclusive: s.exclusive, Waiters: c.Waiters, Mode: c.Mode, Pipes: c.Pipes, InFlight: c.InFlight,
+		Took: time.Since(t0), ParentFDs: parent, WaiterFDs: child, Limit: s.limit,
+		GOMAXPROCS: runtime.GOMAXPROCS(0),
+	}
+	if c.OnSetup != nil {
+		c.OnSetup(s.res.Setup)
+	}
+	return s.measure()
+}
+
+func (s *side) setup() error {
+	var sp [2]int
+	if err := unix.Pipe2(sp[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		return fmt.Errorf("make stop pipe: %w", err)
+	}
+	s.stopR, s.stopW = int32(sp[0]), int32(sp[1])
+	cr, cw, err := pipebench.NewCreditPipe()
+	if err != nil {
+		return err
+	}
+	s.creditR, s.creditW = cr, cw
+	n := s.cfg.Pipes
+	s.rfds, s.wfds = make([]int32, 0, n), make([]int32, 0, n)
+	for i := range n {
+		var p [2]int
+		if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+			open, _ := pipebench.OpenFDs()
+			return fmt.Errorf("make pipe %d of %d (%d descriptors open, limit %d): %w", i+1, n, open, s.limit, err)
+		}
+		s.rfds, s.wfds = append(s.rfds, int32(p[0])), append(s.wfds, int32(p[1]))
+	}
+	if s.board, err = newBoard(s.cfg.Waiters); err != nil {
+		return err
+	}
+	if s.cfg.Mode == Processes {
+		return s.startProcesses()
+	}
+	return s.startThreads()
+}
+
+// startThreads gives every waiter an epoll set, then a locked OS thread.
+// The thread exits with its goroutine (it stays locked), so that a large
+// herd leaves no idle threads behind.
+func (s *side) startThreads() error {
+	for i := range s.cfg.Waiters {
+		w, err := newWaiter(s.rfds, s.stopR, s.creditW, s.exclusive, s.cfg.WaitTimeout, &s.board.slots[i])
+		if err != nil {
+			return fmt.Errorf("waiter %d: %w", i, err)
+		}
+		s.waiters = append(s.waiters, w)
+	}
+	var wg sync.WaitGroup
+	for i, w := range s.waiters {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runtime.LockOSThread()
+			if err := w.serve(unix.Gettid()); err != nil {
+				s.fail(fmt.Errorf("waiter thread %d: %w", i, err))
+			}
+		}()
+	}
+	s.started = true
+	s.waitersDone = make(chan struct{})
+	go func() { wg.Wait(); close(s.waitersDone) }()
+	return nil
+}
+
+func (s *side) startProcesses() error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find own executable for the waiter processes: %w", err)
+	}
+	s.started = true
+	for i := range s.cfg.Waiters {
+		spec := waiterSpec{Index: i, Waiters: s.cfg.Waiters, Pipes: s.cfg.Pipes, Exclusive: s.exclusive, Timeout: s.cfg.WaitTimeout}
+		c, err := startChild(exe, spec, s.board.fd, s.stopR, s.creditW, s.rfds)
+		if err != nil {
+			return err
+		}
+		s.children = append(s.children, c)
+	}
+	return nil
+}
+
+// checkChildren fails on any waiter process that has exited.
+func (s *side) checkChildren() error {
+	for _, c := range s.children {
+		if _, err := c.reap(); err != nil {
+			return err
+		}
+		if c.exited {
+			if why := c.failed(); why != "" {
+				return errors.New(why)
+			}
+			return fmt.Errorf("waiter process %d exited before it was told to stop", c.pid)
+		}
+	}
+	return nil
+}
+
+// awaitReady waits until every waiter's epoll set is complete and it is
+// about to wait.
+func (s *side) awaitReady(limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for !s.board.all(fReady) {
+		if err := s.failure(); err != nil {
+			return err
+		}
+		if err := s.checkChildren(); err != nil {
+			return fmt.Errorf("during setup: %w", err)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("waiters not ready within %v", limit)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return nil
+}
+
+func (s *side) measure() (*Side, error) {
+	c := s.cfg
+	proc0, err := pipebench.GetUsage(unix.RUSAGE_SELF)
+	if err != nil {
+		return nil, err
+	}
+	start := s.board.sum()
+	t0 := time.Now()
+	s.writer = pipebench.NewTokenWriter(s.wfds, c.Seed, c.InFlight, s.creditR)
+	s.writerDone = make(chan struct{})
+	go func() {
+		defer close(s.writerDone)
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		u0, uerr := pipebench.ThreadUsage()
+		if err := s.writer.Run(); err != nil {
+			s.fail(err)
+		}
+		if u1, err := pipebench.ThreadUsage(); uerr == nil && err == nil {
+			s.writerUsage = u1.Sub(u0)
+		}
+	}()
+	s.report(t0, start)
+	end := s.board.sum()
+	s.res.Elapsed = time.Since(t0)
+	s.res.Window = end.Sub(start)
+	if proc1, err := pipebench.GetUsage(unix.RUSAGE_SELF); err == nil {
+		s.res.Process = proc1.Sub(proc0)
+	}
+	if err := s.stopWaiters(10 * time.Second); err != nil {
+		s.fail(err)
+	}
+	if err := s.stopWriter(10 * time.Second); err != nil {
+		s.fail(err)
+	}
+	s.res.Writer = s.writerUsage
+	s.collect()
+	if s.writer != nil && s.stopped {
+		drained, err := s.drain()
+		if err != nil {
+			s.fail(err)
+		}
+		t := pipebench.Tokens{Sent: s.writer.Sent(), Received: s.res.Totals.Tokens, Drained: drained}
+		t.Lost = int64(t.Sent) - int64(t.Received) - int64(t.Drained)
+		s.res.Tokens = t
+		if t.Lost != 0 {
+			s.fail(&TokenLossError{Tokens: t})
+		}
+	}
+	return &s.res, s.failure()
+}
+
+// report closes an interval at every boundary until the duration is over,
+// Stop is closed, the setting stalls or fails.
+func (s *side) report(t0 time.Time, start Counts) {
+	c := s.cfg
+	prev, last, lastToken := start, t0, t0
+	timer := time.NewTimer(c.Interval)
+	defer timer.Stop()
+	for k := 1; ; k++ {
+		select {
+		case <-timer.C:
+		case <-c.Stop:
+			s.res.Interrupted = true
+			return
+		case <-s.halt:
+			return
+		}
+		now := time.Now()
+		snap := s.board.sum()
+		if err := s.checkChildren(); err != nil {
+			s.fail(fmt.Errorf("during the run: %w", err))
+			return
+		}
+		iv := newInterval(s.exclusive, k, snap.Sub(prev), now.Sub(last))
+		prev, last = snap, now
+		s.res.Intervals = append(s.res.Intervals, iv)
+		if c.OnInterval != nil {
+			c.OnInterval(iv)
+		}
+		if iv.Tokens > 0 {
+			lastToken = now
+		} else if idle := now.Sub(lastToken); idle >= c.StallAfter {
+			s.fail(&StallError{For: idle.Round(time.Millisecond), Received: snap.Tokens})
+			return
+		}
+		if time.Duration(k)*c.Interval >= c.Duration {
+			return
+		}
+		timer.Reset(t0.Add(time.Duration(k+1) * c.Interval).Sub(time.Now()))
+	}
+}
+
+// stopWaiters writes the stop byte, which every waiter's epoll set reports
+// at once, and waits for them all; processes that do not stop in time are
+// killed.
+func (s *side) stopWaiters(limit time.Duration) error {
+	if !s.started || s.stopped {
+		return nil
+	}
+	if _, err := unix.Write(int(s.stopW), []byte{1}); err != nil {
+		return fmt.Errorf("write the stop byte: %w", err)
+	}
+	if s.cfg.Mode == Threads {
+		select {
+		case <-s.waitersDone:
+			s.stopped = true
+			return nil
+		case <-time.After(limit):
+			return fmt.Errorf("waiter threads did not stop within %v", limit)
+		}
+	}
+	deadline := time.Now().Add(limit)
+	var err error
+	for _, c := range s.children {
+		for {
+			done, rerr := c.reap()
+			if rerr != nil && err == nil {
+				err = rerr
+			}
+			if done || rerr != nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				c.kill()
+				if err == nil {
+					err = fmt.Errorf("waiter process %d did not stop within %v; killed", c.pid, limit)
+				}
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if why := c.failed(); why != "" && err == nil {
+			err = errors.New(why)
+		}
+	}
+	s.stopped = true
+	return err
+}
+
+// stopWriter sends the stop word and waits for the writer thread.
+func (s *side) stopWriter(limit time.Duration) error {
+	if s.writerDone == nil || s.writerStopped {
+		return nil
+	}
+	s.writerStopped = true
+	if err := pipebench.StopTokenWriter(s.creditW); err != nil {
+		return fmt.Errorf("tell the writer to stop: %w", err)
+	}
+	select {
+	case <-s.writerDone:
+		return nil
+	case <-time.After(limit):
+		s.writer = nil // its count cannot be read safely
+		return fmt.Errorf("writer did not stop within %v", limit)
+	}
+}
+
+// collect reads every waiter's final counts and usage from the board.
+func (s *side) collect() {
+	s.res.Waiters = make([]Waiter, len(s.board.slots))
+	var total Counts
+	var usage pipebench.Usage
+	for i := range s.board.slots {
+		sl := &s.board.slots[i]
+		w := Waiter{ID: int(sl.load(fID)), Counts: sl.counts(), Usage: sl.usage()}
+		s.res.Waiters[i] = w
+		total = total.Add(w.Counts)
+		usage = usage.Add(w.Usage)
+	}
+	s.res.Totals, s.res.WaiterUsage = total, usage
+}
+
+// drain reads every pipe dry and counts the tokens left in flight.
+func (s *side) drain() (uint64, error) {
+	var buf [64 << 10]byte
+	var total uint64
+	for i, fd := range s.rfds {
+		for {
+			n, e := rawRead(fd, buf[:])
+			if e == unix.EAGAIN || (e == 0 && n == 0) {
+				break
+			}
+			if e != 0 {
+				return total, fmt.Errorf("drain pipe %d (fd %d): %w", i, fd, e)
+			}
+			total += uint64(n)
+		}
+	}
+	return total, nil
+}
+
+// release stops what still runs and closes everything; it is safe on a
+// half-made side. What may still be in use by a thread that did not stop
+// (its epoll set, the board) is left open rather than pulled from under it.
+func (s *side) release() {
+	_ = s.stopWaiters(5 * time.Second)
+	_ = s.stopWriter(5 * time.Second)
+	if s.stopped || !s.started {
+		for _, w := range s.waiters {
+			w.close()
+		}
+		if s.board != nil {
+			s.board.close()
+		}
+	}
+	for _, c := range s.children {
+		c.kill()
+	}
+	closeAll := func(fds ...int32) {
+		for _, fd := range fds {
+			if fd >= 0 {
+				unix.Close(int(fd))
+			}
+		}
+	}
+	closeAll(s.rfds...)
+	closeAll(s.wfds...)
+	closeAll(s.stopR, s.stopW, s.creditR, s.creditW)
+}

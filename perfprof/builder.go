@@ -1,0 +1,158 @@
+package perfprof
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+
+	"github.com/google/pprof/profile"
+)
+
+// builder holds a profile's tables while it is being made: one mapping per
+// announced mmap (or per dso without one), one location per (mapping,
+// address), one function per name, one sample per (thread, stack).
+type builder struct {
+	mappings   []*profile.Mapping
+	loose      map[string]*profile.Mapping
+	locations  []*profile.Location
+	locByAddr  map[locKey]*profile.Location
+	functions  []*profile.Function
+	funcByName map[string]*profile.Function
+	samples    []*profile.Sample
+	sampleBy   map[string]*profile.Sample
+	key        []byte
+}
+
+type locKey struct {
+	mapping uint64 // 0 without a mapping
+	addr    uint64
+}
+
+func newBuilder() *builder {
+	return &builder{
+		loose:      map[string]*profile.Mapping{},
+		locByAddr:  map[locKey]*profile.Location{},
+		funcByName: map[string]*profile.Function{},
+		sampleBy:   map[string]*profile.Sample{},
+	}
+}
+
+// mapping adds a mapping. Frames come with their symbols, so pprof must not
+// try to symbolize them again: HasFunctions is set.
+func (b *builder) mapping(start, limit, offset uint64, file string) *profile.Mapping {
+	m := &profile.Mapping{ID: uint64(len(b.mappings) + 1), Start: start, Limit: limit, Offset: offset, File: file, HasFunctions: true}
+	b.mappings = append(b.mappings, m)
+	return m
+}
+
+// looseMapping is the mapping of a dso that no mmap event announced; it
+// grows to cover every address seen in it.
+func (b *builder) looseMapping(file string, addr uint64) *profile.Mapping {
+	m, ok := b.loose[file]
+	if !ok {
+		m = b.mapping(addr, addr+1, 0, file)
+		b.loose[file] = m
+	}
+	m.Start, m.Limit = min(m.Start, addr), max(m.Limit, addr+1)
+	return m
+}
+
+// location returns the location of addr in m, made with sym the first time
+// ("[unknown]" leaves it without a function, as an address alone).
+func (b *builder) location(m *profile.Mapping, addr uint64, sym string) *profile.Location {
+	k := locKey{addr: addr}
+	if m != nil {
+		k.mapping = m.ID
+	}
+	if l, ok := b.locByAddr[k]; ok {
+		return l
+	}
+	l := &profile.Location{ID: uint64(len(b.locations) + 1), Mapping: m, Address: addr}
+	if sym != unknown && sym != "" {
+		l.Line = []profile.Line{{Function: b.function(sym)}}
+	}
+	b.locations = append(b.locations, l)
+	b.locByAddr[k] = l
+	return l
+}
+
+func (b *builder) function(name string) *profile.Function {
+	if f, ok := b.funcByName[name]; ok {
+		return f
+	}
+	f := &profile.Function{ID: uint64(len(b.functions) + 1), Name: name, SystemName: name}
+	b.functions = append(b.functions, f)
+	b.funcByName[name] = f
+	return f
+}
+
+// sample adds one perf sample; samples of one thread with the same stack
+// and labels are merged, their values summed.
+func (b *builder) sample(locs []*profile.Location, period int64, labels map[string][]string, pid, tid int) {
+	k := strconv.AppendInt(b.key[:0], int64(pid), 10)
+	k = append(k, '/')
+	k = strconv.AppendInt(k, int64(tid), 10)
+	for _, key := range []string{"comm", "role", "process"} {
+		if v, ok := labels[key]; ok {
+			k = append(k, 0)
+			k = append(k, v[0]...)
+		}
+	}
+	for _, l := range locs {
+		k = append(k, ',')
+		k = strconv.AppendUint(k, l.ID, 10)
+	}
+	b.key = k
+	if s, ok := b.sampleBy[string(k)]; ok {
+		s.Value[0]++
+		s.Value[1] += period
+		return
+	}
+	s := &profile.Sample{
+		Location: locs,
+		Value:    []int64{1, period},
+		Label:    labels,
+		NumLabel: map[string][]int64{"pid": {int64(pid)}, "tid": {int64(tid)}},
+	}
+	b.samples = append(b.samples, s)
+	b.sampleBy[string(k)] = s
+}
+
+// profile assembles the tables. event names the second sample value; its
+// unit is nanoseconds for the clock events and a count otherwise.
+func (b *builder) profile(event string, period, duration int64) *profile.Profile {
+	if event == "" {
+		event = "cpu-clock" // no sample: what the Recorder records
+	}
+	// pprof names a profile after its first mapping: put the programs'
+	// files before the kernel and the other bracketed names.
+	slices.SortStableFunc(b.mappings, func(x, y *profile.Mapping) int {
+		return cmp.Compare(rank(x), rank(y))
+	})
+	for i, m := range b.mappings {
+		m.ID = uint64(i + 1)
+	}
+	unit := "count"
+	if event == "cpu-clock" || event == "task-clock" {
+		unit = "nanoseconds"
+	}
+	return &profile.Profile{
+		SampleType:        []*profile.ValueType{{Type: "samples", Unit: "count"}, {Type: event, Unit: unit}},
+		DefaultSampleType: event,
+		PeriodType:        &profile.ValueType{Type: event, Unit: unit},
+		Period:            period,
+		DurationNanos:     duration,
+		Sample:            b.samples,
+		Mapping:           b.mappings,
+		Location:          b.locations,
+		Function:          b.functions,
+	}
+}
+
+// rank orders mappings: files of programs first, then the rest.
+func rank(m *profile.Mapping) int {
+	if m.Unsymbolizable() {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,189 @@
+package pipebench
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/pipebench/pipebench/stats"
+)
+
+// Driver is implemented by a Backend that has no readiness call to answer
+// Wait with: the Go runtime's netpoller, where one goroutine per pipe blocks
+// in a read and the runtime's own epoll wakes it. For such a backend the
+// harness calls Drive, on the reader thread, instead of running its own
+// loop, and never calls Wait. Its factory declares NoWaitCall, so that
+// samples per call reads n/a.
+//
+// Drive serves every pipe registered with Add until d.Done is closed or
+// something fails, then stops whatever it started and returns; once it has
+// returned, nothing it started reads a pipe or counts. Each read(2) is
+// handed to a Worker, one per goroutine, which counts it and moves the
+// tokens on as the writer mode says. Drive returns the first failure, or
+// nil when the run ended normally; a failure ends the run.
+//
+// Descriptors the driver gives the runtime must be its own (dups of the
+// read ends, declared in Factory.FDsPerPipe), closed by the backend's
+// Remove and Close: the harness closes the read ends themselves, and reads
+// them after Drive to drain the tokens left in flight.
+type Driver interface {
+	Drive(d *Drive) error
+}
+
+// Drive is what the harness hands a Driver for one run.
+type Drive struct {
+	// Done is closed when the run ends (its duration is over, it was
+	// stopped, or it failed).
+	Done <-chan struct{}
+
+	pipes   int
+	self    bool
+	wfds    []int32 // self mode: where forwarded tokens go
+	credit  int32   // write end of the credit pipe, or -1 (self mode, unbounded writer)
+	route   Route
+	seed    uint64
+	latency bool // tokens are 8-byte write times (stamp.go)
+	eventfd bool // a read returns the counter: the number of tokens
+	ctr     *counters
+}
+
+// drive runs a Driver in place of the reader's loop, then merges its
+// workers' latency histograms into the reader's, where the result takes
+// them from.
+func (r *run) drive(drv Driver, rd *reader) error {
+	d := &Drive{
+		Done: r.halt, pipes: r.cfg.Pipes, self: rd.self, wfds: rd.wfds, credit: rd.credit,
+		route: r.cfg.Route, seed: r.cfg.Seed, latency: rd.latency, eventfd: rd.eventfd, ctr: rd.ctr,
+	}
+	err := drv.Drive(d)
+	if ws := r.ctr.workers.Load(); ws != nil && d.latency {
+		for _, w := range *ws {
+			rd.lat.Merge(w.lat)
+		}
+	}
+	return err
+}
+
+// checkDriver refuses the settings that act on a readiness call or on the
+// reader thread when the backend has neither (it is a Driver).
+func (c *Config) checkDriver() error {
+	if c.Backend == nil || !c.Backend.Features.Has(NoWaitCall) {
+		return nil
+	}
+	name := c.Backend.Name
+	switch {
+	case c.Churn > 0:
+		return fmt.Errorf("-churn with -b %s: it makes no readiness call to churn interest after", name)
+	case c.Delay > 0:
+		return fmt.Errorf("-delay with -b %s: it makes no readiness call to delay", name)
+	case len(c.CPUs) > 0:
+		return fmt.Errorf("-cpu with -b %s: its readers are goroutines on the Go runtime's threads, not one reader thread to pin", name)
+	}
+	return nil
+}
+
+// Workers returns n workers, one for each goroutine that reads, and makes
+// the run's counters sum theirs from now on. Call it once, before starting
+// the goroutines. In self mode each worker forwards tokens on a route of its
+// own (the same kind, seeded apart), since a route is not shared between
+// goroutines.
+func (d *Drive) Workers(n int) []*Worker {
+	ws := make([]*Worker, n)
+	for k := range ws {
+		ws[k] = &Worker{d: d, route: newRouter(d.route, d.seed+uint64(k)*0x9e3779b97f4a7c15, d.pipes)}
+		if d.latency {
+			ws[k].lat = new(stats.Hist)
+		}
+	}
+	d.ctr.workers.Store(&ws)
+	return ws
+}
+
+// Worker counts one goroutine's reads and forwards its tokens. Its counters
+// have a single writer (its goroutine), are read by the reporter, and are
+// padded so that two workers never share a cache line: no lock, channel or
+// shared atomic per event.
+type Worker struct {
+	_                                       [64]byte
+	events, tokens, reads, writes, spurious atomic.Uint64
+	d                                       *Drive
+	route                                   router
+	lat                                     *stats.Hist // latency mode
+	cbuf, tokBuf                            [8]byte
+	_                                       [64]byte
+}
+
+// Got counts one read(2) of pipe that returned b (not empty): an event,
+// carrying len(b) tokens (an eventfd's counter, or len(b)/8 stamped tokens
+// in latency mode, whose write-to-read times it records). Then it moves the
+// tokens on. In self mode it writes each token to the pipe its route picks.
+// With a writer thread or process it returns their credits in one write:
+// one credit write per read, since a goroutine per pipe has no readiness
+// call to batch credits by. With an unbounded writer it returns none.
+func (w *Worker) Got(pipe int, b []byte) error {
+	d := w.d
+	n := len(b)
+	tok := token[:]
+	switch {
+	case d.eventfd:
+		n = int(binary.LittleEndian.Uint64(b))
+		tok = eventfdToken[:]
+	case d.latency:
+		n = len(b) / LatencyTokenSize
+		now := nanotime()
+		recordStamps(w.lat, now, b)
+		tok = stamp(&w.tokBuf, now)
+	}
+	var writes uint64
+	if d.self {
+		for range n {
+			j := w.route.after(pipe)
+			if _, e := rawWrite(d.wfds[j], tok); e != 0 {
+				return fmt.Errorf("forward token from pipe %d to pipe %d (fd %d): %w", pipe, j, d.wfds[j], e)
+			}
+		}
+		writes = uint64(n)
+	} else if d.credit >= 0 {
+		if err := sendCredit(d.credit, &w.cbuf, uint64(n)); err != nil {
+			return err
+		}
+		writes = 1
+	}
+	w.reads.Add(1)
+	w.events.Add(1)
+	w.tokens.Add(uint64(n))
+	if writes > 0 {
+		w.writes.Add(writes)
+	}
+	return nil
+}
+
+// Missed counts one read(2) that found its pipe empty (EAGAIN). afterWake
+// says that it followed a wake-up reporting the pipe readable, which makes
+// it a spurious report; a goroutine's first read, made before it parks, is
+// not one.
+func (w *Worker) Missed(afterWake bool) {
+	w.reads.Add(1)
+	if afterWake {
+		w.spurious.Add(1)
+	}
+}
+
+// addWorkers adds the counts of a Driver's workers to a snapshot. The sum
+// is not taken under the seqlock (the workers do not publish through it):
+// an interval may see an event without its tokens for a moment; the final
+// snapshot, taken after Drive has returned, is exact.
+func (c *counters) addWorkers(n Counts) Counts {
+	ws := c.workers.Load()
+	if ws == nil {
+		return n
+	}
+	for _, w := range *ws {
+		n.Events += w.events.Load()
+		n.Tokens += w.tokens.Load()
+		n.Reads += w.reads.Load()
+		n.Writes += w.writes.Load()
+		n.Spurious += w.spurious.Load()
+	}
+	return n
+}

@@ -1,0 +1,121 @@
+package pipebenchtest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/pipebench/pipebench/pipebench"
+)
+
+// RunCase is one short harness run of TestRuns.
+type RunCase struct {
+	Writer   pipebench.WriterMode
+	InFlight int
+	Route    pipebench.Route
+	Source   pipebench.Source
+	Latency  bool
+}
+
+func (c RunCase) String() string {
+	s := fmt.Sprintf("%s/l=%d/%s", c.Writer, c.InFlight, c.Route)
+	if c.Source != pipebench.SourcePipe {
+		s += "/" + c.Source.String()
+	}
+	if c.Latency {
+		s += "/latency"
+	}
+	return s
+}
+
+// RunCases are every writer mode, bounded and unbounded, with both routes,
+// a socket and an eventfd source and latency mode: what TestRuns runs by
+// default.
+var RunCases = []RunCase{
+	{Writer: pipebench.WriterSelf, InFlight: 1},
+	{Writer: pipebench.WriterSelf, InFlight: 16, Route: pipebench.RouteNext},
+	{Writer: pipebench.WriterThread, InFlight: 1},
+	{Writer: pipebench.WriterThread, InFlight: 16, Route: pipebench.RouteNext},
+	{Writer: pipebench.WriterThread, InFlight: 0},
+	{Writer: pipebench.WriterProcess, InFlight: 1},
+	{Writer: pipebench.WriterProcess, InFlight: 0, Route: pipebench.RouteNext},
+	{Writer: pipebench.WriterAuto, InFlight: 4},
+	{Writer: pipebench.WriterThread, InFlight: 4, Source: pipebench.SourceUnix},
+	{Writer: pipebench.WriterThread, InFlight: 4, Source: pipebench.SourceEventfd},
+	{Writer: pipebench.WriterSelf, InFlight: 8, Latency: true},
+}
+
+// TestRuns runs the whole harness (pipebench.Run) on backends from f, 50
+// pipes for 400ms in each case, and checks what every run must satisfy:
+// every token accounted for, tokens moved, no descriptor left open, the
+// writer mode asked for, readiness calls made (or none, for a backend that
+// declares NoWaitCall), at most one credit word per non-empty readiness
+// call (per read for a Driver), and a latency sample per token in latency
+// mode. It is the harness-level companion of TestBackend, and the only
+// check a pipebench.Driver can take. Process-mode cases need the test
+// binary to serve as its own writer process: call
+// pipebench.RunWriterProcessIfAsked first thing in TestMain.
+func TestRuns(t *testing.T, f *pipebench.Factory, cases []RunCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.String(), func(t *testing.T) { checkRun(t, f, c) })
+	}
+}
+
+func checkRun(t *testing.T, f *pipebench.Factory, c RunCase) {
+	before, err := pipebench.OpenFDs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := pipebench.Config{
+		Pipes: 50, InFlight: c.InFlight, Backend: f, Writer: c.Writer, Route: c.Route, Seed: 7,
+		Source: c.Source, Latency: c.Latency, Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
+	}
+	res, err := pipebench.Run(cfg)
+	if err != nil {
+		t.Fatalf("%s: %v", f.Name, err)
+	}
+	tk, tot := res.Tokens, res.Totals
+	if tk.Lost != 0 || tk.Sent != tk.Received+tk.Drained {
+		t.Fatalf("tokens do not add up: %+v", tk)
+	}
+	if tk.Received == 0 || tot.Events == 0 || tk.Received != tot.Tokens {
+		t.Fatalf("received %d tokens, the reader counted %d in %d events", tk.Received, tot.Tokens, tot.Events)
+	}
+	if c.InFlight > 0 && tk.Drained > uint64(c.InFlight) {
+		t.Errorf("drained %d tokens, more than the %d in flight", tk.Drained, c.InFlight)
+	}
+	if c.Writer != pipebench.WriterAuto && res.Setup.Writer != c.Writer {
+		t.Errorf("writer %s, want %s", res.Setup.Writer, c.Writer)
+	}
+	if len(res.Intervals) != 4 {
+		t.Errorf("%d intervals, want 4", len(res.Intervals))
+	}
+	if tot.Reads < tot.Events {
+		t.Errorf("%d reads for %d events", tot.Reads, tot.Events)
+	}
+	noWait := f.Features.Has(pipebench.NoWaitCall)
+	if res.Setup.NoWaitCall != noWait || noWait != (tot.Calls == 0) {
+		t.Errorf("%d readiness calls, NoWaitCall declared %v, in the setup %v", tot.Calls, noWait, res.Setup.NoWaitCall)
+	}
+	if res.Setup.Writer != pipebench.WriterSelf && c.InFlight > 0 {
+		// Credit words: one per non-empty readiness call, or one per read
+		// (per event) when there is no readiness call.
+		limit, per := tot.Calls-tot.EmptyCalls, "non-empty call"
+		if noWait {
+			limit, per = tot.Events, "event"
+		}
+		if tot.Writes > limit {
+			t.Errorf("reader wrote %d credit words, more than one per %s (%d)", tot.Writes, per, limit)
+		}
+	}
+	if c.Latency && res.Latency.Count() != tk.Received {
+		t.Errorf("latency mode recorded %d samples for %d tokens", res.Latency.Count(), tk.Received)
+	}
+	if res.Process.CPU() <= 0 {
+		t.Errorf("the reading process used no CPU: %+v", res.Process)
+	}
+	if after, err := pipebench.OpenFDs(); err != nil || after != before {
+		t.Errorf("%d descriptors open before the run, %d after (%v)", before, after, err)
+	}
+}

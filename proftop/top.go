@@ -1,0 +1,134 @@
+// Package proftop computes the tables that oprofile printed and the seeds
+// quote — symbols by the samples in which they were the running function —
+// from pprof profiles, as data: formatting is the caller's.
+package proftop
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/google/pprof/profile"
+)
+
+// Row is one line of a table.
+type Row struct {
+	Name  string
+	Value int64
+	// Share is Value's part of the table's Total, from 0 to 1.
+	Share float64
+}
+
+// Table is a profile's samples grouped by one key, largest first (ties by
+// name).
+type Table struct {
+	// SampleType names the value summed, e.g. "samples".
+	SampleType string
+	Unit       string
+	Total      int64
+	Rows       []Row
+}
+
+// SampleIndex finds the sample value of the given type ("samples"); it is
+// an error if the profile has none.
+func SampleIndex(p *profile.Profile, typ string) (int, error) {
+	for i, st := range p.SampleType {
+		if st.Type == typ {
+			return i, nil
+		}
+	}
+	var have []string
+	for _, st := range p.SampleType {
+		have = append(have, st.Type)
+	}
+	return 0, fmt.Errorf("profile has no %q values (it has %v)", typ, have)
+}
+
+// Flat groups value index by the function each sample was in when taken (its
+// leaf frame's innermost function): flat, self time. Only samples that m
+// matches count. A leaf without a symbol
+// counts under "[unknown]", with its mapping's file when there is one.
+func Flat(p *profile.Profile, index int, m Match) Table {
+	return Group(p, index, m, func(s *profile.Sample) string {
+		if len(s.Location) == 0 {
+			return "[no stack]"
+		}
+		return leafName(s.Location[0])
+	})
+}
+
+func leafName(l *profile.Location) string {
+	if len(l.Line) > 0 && l.Line[0].Function != nil {
+		return l.Line[0].Function.Name
+	}
+	if l.Mapping != nil && l.Mapping.File != "" {
+		return "[unknown] (" + filepath.Base(l.Mapping.File) + ")"
+	}
+	return "[unknown]"
+}
+
+// ByLabel groups value index by the sample's string label key; samples
+// without it count under "". Only samples that m matches count.
+func ByLabel(p *profile.Profile, index int, key string, m Match) Table {
+	return Group(p, index, m, func(s *profile.Sample) string {
+		if v := s.Label[key]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	})
+}
+
+// ByLeafMapping groups value index by the file of the mapping each sample
+// was in when taken, e.g. "[kernel.kallsyms]" against the program's
+// binary; leaves without a mapping count under "". Only samples that m
+// matches count.
+func ByLeafMapping(p *profile.Profile, index int, m Match) Table {
+	return Group(p, index, m, func(s *profile.Sample) string {
+		if len(s.Location) == 0 || s.Location[0].Mapping == nil {
+			return ""
+		}
+		return s.Location[0].Mapping.File
+	})
+}
+
+// Match selects samples; nil selects every sample.
+type Match func(*profile.Sample) bool
+
+// LabelIs matches the samples whose string label key has the value.
+func LabelIs(key, value string) Match {
+	return func(s *profile.Sample) bool { return s.HasLabel(key, value) }
+}
+
+// Group groups value index by any key of a sample; Flat and ByLabel are
+// its common cases. Only samples that m matches count.
+func Group(p *profile.Profile, index int, m Match, key func(*profile.Sample) string) Table {
+	t := Table{}
+	if index >= 0 && index < len(p.SampleType) {
+		t.SampleType, t.Unit = p.SampleType[index].Type, p.SampleType[index].Unit
+	}
+	sums := map[string]int64{}
+	for _, s := range p.Sample {
+		if index < 0 || index >= len(s.Value) || (m != nil && !m(s)) {
+			continue
+		}
+		v := s.Value[index]
+		sums[key(s)] += v
+		t.Total += v
+	}
+	for name, v := range sums {
+		t.Rows = append(t.Rows, Row{Name: name, Value: v})
+	}
+	for i := range t.Rows {
+		if t.Total != 0 {
+			t.Rows[i].Share = float64(t.Rows[i].Value) / float64(t.Total)
+		}
+	}
+	slices.SortFunc(t.Rows, func(a, b Row) int {
+		if c := cmp.Compare(b.Value, a.Value); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Name, b.Name)
+	})
+	return t
+}

@@ -1,0 +1,234 @@
+package sweep
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pipebench/pipebench/pipebench"
+)
+
+func TestGridKeys(t *testing.T) {
+	g := Grid{Backends: []string{"poll", "epoll"}, Pipes: []int{100, 10}, InFlight: []int{4, 1}}
+	want := []Key{
+		{"poll", 10, 1}, {"epoll", 10, 1}, {"poll", 10, 4}, {"epoll", 10, 4},
+		{"poll", 100, 1}, {"epoll", 100, 1}, {"poll", 100, 4}, {"epoll", 100, 4},
+	}
+	if got := g.Keys(); !reflect.DeepEqual(got, want) {
+		t.Errorf("keys\n got %v\nwant %v", got, want)
+	}
+	if g.Pipes[0] != 100 {
+		t.Errorf("Keys sorted the caller's list in place: %v", g.Pipes)
+	}
+}
+
+// fakeResult is a finished run whose intervals carry the given evts/sec.
+func fakeResult(writer pipebench.WriterMode, rates ...float64) *pipebench.Result {
+	res := &pipebench.Result{Setup: pipebench.Setup{Writer: writer}}
+	for i, r := range rates {
+		res.Intervals = append(res.Intervals, pipebench.Interval{Index: i + 1, Seconds: 1, EventsPerSec: r, Counts: pipebench.Counts{Events: uint64(r), Tokens: uint64(r)}})
+		res.Totals.Events += uint64(r)
+	}
+	res.Totals.Calls = res.Totals.Events / 2
+	res.Tokens = pipebench.Tokens{Sent: res.Totals.Events, Received: res.Totals.Events}
+	return res
+}
+
+func jobs(g Grid) []Job {
+	var js []Job
+	for _, k := range g.Keys() {
+		js = append(js, Job{Key: k, Config: pipebench.Config{Pipes: k.Pipes, InFlight: k.InFlight, Duration: 3 * time.Second, Interval: time.Second, Writer: pipebench.WriterSelf}})
+	}
+	return js
+}
+
+func TestRunOutcomes(t *testing.T) {
+	g := Grid{Backends: []string{"poll", "epoll"}, Pipes: []int{10, 100, 1000}, InFlight: []int{1}}
+	limit := &pipebench.LimitError{Pipes: 1000, Writer: pipebench.WriterSelf, Need: 2003, Limit: 2000, Remedy: "use -n 998 or less"}
+	boom := errors.New("stalled: no event for 2s")
+	cases := []struct {
+		name string
+		// outcome decides each run by its pipes and call number.
+		outcome     func(cfg pipebench.Config, call int, stop chan struct{}) (*pipebench.Result, error)
+		wantPoints  int
+		wantSkipped []Key
+		wantNotRun  []Key
+		wantErr     bool
+		interrupted bool
+	}{
+		{
+			name: "all measured",
+			outcome: func(cfg pipebench.Config, _ int, _ chan struct{}) (*pipebench.Result, error) {
+				return fakeResult(pipebench.WriterSelf, 1, 100, 200, 300), nil
+			},
+			wantPoints: 6,
+		},
+		{
+			name: "limit skips and goes on",
+			outcome: func(cfg pipebench.Config, call int, _ chan struct{}) (*pipebench.Result, error) {
+				if cfg.Pipes == 1000 && call == 4 {
+					return nil, limit
+				}
+				return fakeResult(pipebench.WriterSelf, 1, 100, 200, 300), nil
+			},
+			wantPoints:  5,
+			wantSkipped: []Key{{"poll", 1000, 1}},
+		},
+		{
+			name: "failure ends the sweep",
+			outcome: func(cfg pipebench.Config, call int, _ chan struct{}) (*pipebench.Result, error) {
+				if call == 2 {
+					return fakeResult(pipebench.WriterSelf, 1), boom
+				}
+				return fakeResult(pipebench.WriterSelf, 1, 100, 200, 300), nil
+			},
+			wantPoints: 2,
+			wantNotRun: []Key{{"epoll", 100, 1}, {"poll", 1000, 1}, {"epoll", 1000, 1}},
+			wantErr:    true,
+		},
+		{
+			name: "interrupt keeps what was done",
+			outcome: func(cfg pipebench.Config, call int, stop chan struct{}) (*pipebench.Result, error) {
+				res := fakeResult(pipebench.WriterSelf, 1, 100, 200, 300)
+				if call == 3 {
+					close(stop)
+					res.Interrupted = true
+				}
+				return res, nil
+			},
+			wantPoints:  3,
+			wantNotRun:  []Key{{"epoll", 100, 1}, {"poll", 1000, 1}, {"epoll", 1000, 1}},
+			interrupted: true,
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			stop := make(chan struct{})
+			calls := 0
+			var events []Event
+			res, err := Run(g, jobs(g), Options{
+				Warmup: 1, Stop: stop,
+				OnEvent: func(e Event) { events = append(events, e) },
+				Run: func(cfg pipebench.Config) (*pipebench.Result, error) {
+					if cfg.Stop == nil {
+						t.Error("the run was not given the stop channel")
+					}
+					r, err := c.outcome(cfg, calls, stop)
+					calls++
+					return r, err
+				},
+			})
+			if (err != nil) != c.wantErr {
+				t.Fatalf("err = %v, want error %v", err, c.wantErr)
+			}
+			if c.wantErr && (!errors.Is(err, boom) || !strings.Contains(err.Error(), "poll at 100 pipes")) {
+				t.Errorf("error %q does not name the point and wrap the cause", err)
+			}
+			if len(res.Points) != c.wantPoints {
+				t.Errorf("%d points, want %d", len(res.Points), c.wantPoints)
+			}
+			if got := keysOf(res.Skipped); !reflect.DeepEqual(got, c.wantSkipped) {
+				t.Errorf("skipped %v, want %v", got, c.wantSkipped)
+			}
+			if got := keysOf(res.NotRun); !reflect.DeepEqual(got, c.wantNotRun) {
+				t.Errorf("not run %v, want %v", got, c.wantNotRun)
+			}
+			if res.Interrupted != c.interrupted {
+				t.Errorf("interrupted = %v", res.Interrupted)
+			}
+			if c.wantErr != (res.Failure != nil) {
+				t.Errorf("failure = %+v", res.Failure)
+			}
+			finished := 0
+			for _, e := range events {
+				if e.Kind == Finished {
+					finished++
+					if e.Done != finished || e.Total != 6 {
+						t.Errorf("finished event %d says %d/%d", finished, e.Done, e.Total)
+					}
+				}
+			}
+			if finished != len(res.Points)+len(res.Skipped) {
+				t.Errorf("%d finished events for %d points and %d skipped", finished, len(res.Points), len(res.Skipped))
+			}
+		})
+	}
+}
+
+func keysOf(ms []Missing) []Key {
+	var ks []Key
+	for _, m := range ms {
+		ks = append(ks, m.Key)
+	}
+	return ks
+}
+
+func TestNewPointMedianAfterWarmup(t *testing.T) {
+	// The warm-up interval (1) is left out: the median of 100, 300, 200, 400
+	// is 250.
+	p := NewPoint(Key{"epoll", 10, 1}, fakeResult(pipebench.WriterThread, 0, 100, 300, 200, 400), 1)
+	if p.EventsPerSec != 250 || p.Intervals != 4 {
+		t.Errorf("median %v over %d intervals, want 250 over 4", p.EventsPerSec, p.Intervals)
+	}
+	if p.Writer != "thread" || !p.SamplesApply || p.SamplesPerCall != 2 {
+		t.Errorf("point %+v", p)
+	}
+}
+
+func TestETA(t *testing.T) {
+	s := time.Second
+	cases := []struct {
+		name string
+		e    Event
+		want time.Duration
+	}{
+		{"nothing done: the guess", Event{Kind: Started, Done: 0, Total: 5, Elapsed: 0}, 15 * s},
+		{"mean of the points done", Event{Kind: Finished, Done: 2, Total: 5, Elapsed: 8 * s}, 12 * s},
+		{"less the running point", Event{Kind: Tick, Done: 2, Total: 5, Elapsed: 9 * s, InPoint: s}, 11 * s},
+		{"never negative", Event{Kind: Tick, Done: 1, Total: 2, Elapsed: 20 * s, InPoint: 18 * s}, 0},
+		{"all done", Event{Kind: Finished, Done: 5, Total: 5, Elapsed: 20 * s}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := ETA(c.e, 3*s); got != c.want {
+				t.Errorf("ETA = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestProgressPlainLines(t *testing.T) {
+	var b strings.Builder
+	p := NewProgress(&b, false, 2, time.Second)
+	pt := Point{Key: Key{"epoll", 10, 1}, EventsPerSec: 12345}
+	p.Event(Event{Kind: Started, Key: pt.Key, Total: 2})
+	p.Event(Event{Kind: Tick, Key: pt.Key, Total: 2, Elapsed: time.Second, InPoint: time.Second})
+	p.Event(Event{Kind: Finished, Key: pt.Key, Done: 1, Total: 2, Elapsed: 2 * time.Second, Point: &pt})
+	p.Event(Event{Kind: Finished, Key: Key{"poll", 20000, 1}, Done: 2, Total: 2, Elapsed: 2 * time.Second, Skipped: "needs 40010 descriptors"})
+	p.Close()
+	want := "sweep 1/2 (2s elapsed, ETA 2s): epoll at 10 pipes, -l 1: 12345 evts/sec\n" +
+		"sweep 2/2 (2s elapsed, ETA 0s): poll at 20000 pipes, -l 1: skipped: needs 40010 descriptors\n"
+	if b.String() != want {
+		t.Errorf("progress lines\n got %q\nwant %q", b.String(), want)
+	}
+}
+
+func TestProgressBar(t *testing.T) {
+	var b strings.Builder
+	p := NewProgress(&b, true, 4, time.Second)
+	pt := Point{Key: Key{"epoll", 10, 1}, EventsPerSec: 1}
+	p.Event(Event{Kind: Started, Key: pt.Key, Total: 4})
+	p.Event(Event{Kind: Finished, Key: pt.Key, Done: 1, Total: 4, Elapsed: time.Second, Point: &pt})
+	out := b.String()
+	for _, want := range []string{"(1/4)", "25%", "ETA 3s", "\r"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bar output %q lacks %q", out, want)
+		}
+	}
+	p.Close()
+	if !strings.HasSuffix(b.String(), "\033[2K\r") {
+		t.Errorf("Close did not clear the bar's line: %q", b.String()[len(out):])
+	}
+}

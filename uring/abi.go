@@ -1,0 +1,105 @@
+package uring
+
+// The parts of the kernel's io_uring ABI (include/uapi/linux/io_uring.h)
+// that this backend uses. golang.org/x/sys/unix has the system call numbers
+// and nothing else, so the layouts are written out here; abi_test.go checks
+// their sizes and offsets against the header.
+
+const (
+	// Opcodes (sqe.opcode).
+	opPollAdd    = 6 // IORING_OP_POLL_ADD
+	opPollRemove = 7 // IORING_OP_POLL_REMOVE
+
+	// pollAddMulti (IORING_POLL_ADD_MULTI, in sqe.len of a POLL_ADD): the
+	// poll stays armed and posts a completion per wake-up, each flagged
+	// cqeFMore, until the kernel ends it (Linux 5.13).
+	pollAddMulti = 1 << 0
+
+	// cqeFMore (IORING_CQE_F_MORE): the request that posted this completion
+	// will post more. A multishot poll's completion without it is its last.
+	cqeFMore = 1 << 1
+
+	// io_uring_setup flags.
+	setupCQSize      = 1 << 3 // IORING_SETUP_CQSIZE: params.cqEntries is ours
+	setupClamp       = 1 << 4 // IORING_SETUP_CLAMP: clamp sizes to the kernel's maximum
+	setupSubmitAll   = 1 << 7 // IORING_SETUP_SUBMIT_ALL (5.18): keep submitting after a failed SQE
+	setupCoopTaskrun = 1 << 8 // IORING_SETUP_COOP_TASKRUN (5.19): no IPI to post completions
+
+	// params.features bits.
+	featSingleMmap = 1 << 0 // IORING_FEAT_SINGLE_MMAP (5.4): SQ and CQ rings share one mapping
+	featExtArg     = 1 << 8 // IORING_FEAT_EXT_ARG (5.11): io_uring_enter takes a timeout
+
+	// io_uring_enter flags.
+	enterGetEvents = 1 << 0 // IORING_ENTER_GETEVENTS: wait for min_complete completions
+	enterExtArg    = 1 << 3 // IORING_ENTER_EXT_ARG: arg is a geteventsArg
+
+	// mmap offsets that select which region of the ring to map.
+	offSQRing = 0x0        // IORING_OFF_SQ_RING
+	offCQRing = 0x8000000  // IORING_OFF_CQ_RING
+	offSQEs   = 0x10000000 // IORING_OFF_SQES
+)
+
+// sqringOffsets is struct io_sqring_offsets: where, in the SQ ring mapping,
+// each field lives.
+type sqringOffsets struct {
+	head, tail, ringMask, ringEntries, flags, dropped, array, resv1 uint32
+	userAddr                                                        uint64
+}
+
+// cqringOffsets is struct io_cqring_offsets.
+type cqringOffsets struct {
+	head, tail, ringMask, ringEntries, overflow, cqes, flags, resv1 uint32
+	userAddr                                                        uint64
+}
+
+// params is struct io_uring_params, passed to io_uring_setup and filled in
+// by it.
+type params struct {
+	sqEntries, cqEntries, flags, sqThreadCPU, sqThreadIdle, features, wqFD uint32
+	resv                                                                   [3]uint32
+	sqOff                                                                  sqringOffsets
+	cqOff                                                                  cqringOffsets
+}
+
+// sqe is struct io_uring_sqe (64 bytes), with the union members a poll
+// needs: opFlags is poll32_events, addr names the request a POLL_REMOVE
+// cancels, len carries the POLL_ADD flags.
+type sqe struct {
+	opcode      uint8
+	flags       uint8
+	ioprio      uint16
+	fd          int32
+	off         uint64
+	addr        uint64
+	len         uint32
+	opFlags     uint32
+	userData    uint64
+	bufIndex    uint16
+	personality uint16
+	spliceFDIn  int32
+	addr3       uint64
+	_           uint64
+}
+
+// cqe is struct io_uring_cqe (16 bytes): the user data of the request, its
+// result (a poll mask, or -errno) and flags.
+type cqe struct {
+	userData uint64
+	res      int32
+	flags    uint32
+}
+
+// geteventsArg is struct io_uring_getevents_arg, what io_uring_enter takes
+// with IORING_ENTER_EXT_ARG. ts holds the address of a kernelTimespec.
+type geteventsArg struct {
+	sigmask     uint64
+	sigmaskSize uint32
+	minWaitUsec uint32
+	ts          uint64
+}
+
+// kernelTimespec is struct __kernel_timespec: 64-bit fields on every
+// architecture, unlike unix.Timespec on 32-bit ones.
+type kernelTimespec struct {
+	sec, nsec int64
+}

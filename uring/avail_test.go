@@ -1,0 +1,65 @@
+package uring
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestExplainSetup: each way io_uring_setup can refuse gets one line that
+// names the cause and what decides it.
+func TestExplainSetup(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		errno   unix.Errno
+		setting string
+		want    []string
+	}{
+		{"disabled", unix.EPERM, "2", []string{"disabled on this machine", "io_uring_disabled = 2"}},
+		{"restricted", unix.EPERM, "1", []string{"restricted", "io_uring_disabled = 1", "CAP_SYS_ADMIN", "io_uring_group"}},
+		{"seccomp, sysctl allows", unix.EPERM, "0", []string{"not permitted", "io_uring_disabled = 0", "seccomp"}},
+		{"seccomp, no sysctl", unix.EPERM, "", []string{"not permitted", "seccomp"}},
+		{"not built in", unix.ENOSYS, "", []string{"not available", "CONFIG_IO_URING"}},
+		{"memlock", unix.ENOMEM, "0", []string{"128 entries", "RLIMIT_MEMLOCK"}},
+		{"other", unix.EINVAL, "0", []string{"io_uring_setup (128 entries)", unix.EINVAL.Error()}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			msg := explainSetup(128, c.errno, c.setting).Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("more than one line: %q", msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("%q does not say %q", msg, w)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckMultishot: releases before 5.13 are refused with the one-shot
+// variant as the remedy; later or unparsable ones are let through.
+func TestCheckMultishot(t *testing.T) {
+	for _, c := range []struct {
+		release string
+		refused bool
+	}{
+		{"5.12.19", true},
+		{"4.19.0-21-amd64", true},
+		{"5.13.0", false},
+		{"5.15.0-91-generic", false},
+		{"6.18.44-fc-v669", false},
+		{"6.1-rc3", false},
+		{"10.0.0", false},
+		{"weird", false},
+	} {
+		err := checkMultishot(c.release)
+		if (err != nil) != c.refused {
+			t.Errorf("%s: got %v, refused want %v", c.release, err, c.refused)
+		}
+		if err != nil && !strings.Contains(err.Error(), "-b uring-oneshot") {
+			t.Errorf("%s: %v does not name the remedy", c.release, err)
+		}
+	}
+}

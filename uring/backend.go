@@ -1,0 +1,310 @@
+package uring
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/pipebench/pipebench/internal/waitutil"
+	"github.com/pipebench/pipebench/pipebench"
+	"golang.org/x/sys/unix"
+)
+
+// Registration states.
+const (
+	free     uint8 = iota // no registration under this tag
+	armed                 // a poll request is queued or in the kernel
+	disarmed              // the kernel ended the poll; re-armed at the next Wait
+)
+
+// reg is one registration, indexed by tag.
+type reg struct {
+	fd    int32
+	gen   uint32 // tells this registration's completions from a removed one's; 0 when free
+	state uint8
+	// listed: the tag is in backend.rearm. It survives Remove and Add, so
+	// that a tag is never listed twice and the list never outgrows its
+	// capacity in Wait.
+	listed bool
+	// seen is the Wait call that last reported the tag: a poll may post
+	// several completions before one Wait reaps them.
+	seen uint32
+}
+
+// removeBit marks the user data of a POLL_REMOVE, whose own completion
+// reports nothing. A poll's user data is gen<<32 | tag, with gen < 1<<31.
+const removeBit = 1 << 63
+
+func userData(tag int32, gen uint32) uint64 { return uint64(gen)<<32 | uint64(uint32(tag)) }
+
+// backend learns readiness from poll completions on one ring. Add and
+// Remove queue POLL_ADD and POLL_REMOVE entries; Wait submits them and
+// waits for completions in the same io_uring_enter call. Every queued
+// entry is an interest change, counted by CtlCalls.
+type backend struct {
+	ring  *ring
+	multi bool
+
+	regs  []reg   // by tag
+	byFD  []int32 // tag registered for each descriptor, or -1
+	rearm []int32 // tags the kernel disarmed, to arm again
+	gen   uint32
+	call  uint32 // Wait calls so far
+	ctl   atomic.Uint64
+}
+
+// opener returns the Open function of the multishot (multi) or one-shot
+// variant.
+func opener(multi bool) func(pipebench.Options) (pipebench.Backend, error) {
+	return func(o pipebench.Options) (pipebench.Backend, error) { return open(o, multi) }
+}
+
+// Ring sizes: the SQ holds one entry per pipe, so that the registrations
+// made while setting up are all submitted by the first Wait, from the
+// waiting thread (completions are posted by the thread that submitted the
+// request). The CQ holds four completions per pipe: a multishot poll posts
+// one per wake-up, and when the CQ is full the kernel ends the poll.
+const (
+	minSQ, maxSQ = 64, 32768
+	maxCQ        = 65536
+)
+
+func open(o pipebench.Options, multi bool) (pipebench.Backend, error) {
+	if o.Pipes < 0 || o.MaxFD < 0 {
+		return nil, fmt.Errorf("io_uring: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
+	}
+	if multi {
+		if err := checkMultishot(kernelRelease()); err != nil {
+			return nil, err
+		}
+	}
+	sq := uint32(min(max(o.Pipes, minSQ), maxSQ))
+	cq := uint32(min(4*int(sq), maxCQ))
+	r, err := newRing(sq, cq)
+	if err != nil {
+		return nil, err
+	}
+	if r.features&featExtArg == 0 {
+		r.close()
+		return nil, errNoExtArg
+	}
+	return &backend{
+		ring:  r,
+		multi: multi,
+		regs:  make([]reg, o.Pipes),
+		byFD:  waitutil.Grow[int32](nil, o.MaxFD, -1),
+		rearm: make([]int32, 0, o.Pipes),
+	}, nil
+}
+
+func (b *backend) Add(fd int, tag int32) error {
+	if fd < 0 || tag < 0 {
+		return fmt.Errorf("io_uring add fd %d tag %d: negative", fd, tag)
+	}
+	b.byFD = waitutil.Grow(b.byFD, fd, -1)
+	if t := b.byFD[fd]; t >= 0 {
+		return fmt.Errorf("io_uring add fd %d: already registered with tag %d", fd, t)
+	}
+	b.regs = waitutil.Grow(b.regs, int(tag), reg{})
+	if cap(b.rearm) < len(b.regs) {
+		b.rearm = append(make([]int32, 0, len(b.regs)), b.rearm...)
+	}
+	r := &b.regs[tag]
+	if r.state != free {
+		return fmt.Errorf("io_uring add fd %d: tag %d already names fd %d", fd, tag, r.fd)
+	}
+	b.gen = b.gen%(1<<31-1) + 1
+	r.fd, r.gen, r.state, r.seen = int32(fd), b.gen, armed, 0
+	if err := b.arm(tag); err != nil {
+		r.state, r.gen = free, 0
+		return fmt.Errorf("io_uring add fd %d: %w", fd, err)
+	}
+	b.byFD[fd] = tag
+	return nil
+}
+
+// arm queues a POLL_ADD for tag's registration.
+func (b *backend) arm(tag int32) error {
+	s, err := b.ring.slot()
+	if err != nil {
+		return err
+	}
+	r := &b.regs[tag]
+	s.opcode, s.fd, s.opFlags, s.userData = opPollAdd, r.fd, unix.POLLIN, userData(tag, r.gen)
+	if b.multi {
+		s.len = pollAddMulti
+	}
+	b.ring.push()
+	b.ctl.Add(1)
+	return nil
+}
+
+func (b *backend) Remove(fd int, tag int32) error {
+	if fd < 0 || fd >= len(b.byFD) || b.byFD[fd] < 0 {
+		return fmt.Errorf("io_uring remove fd %d: not registered", fd)
+	}
+	if t := b.byFD[fd]; t != tag {
+		return fmt.Errorf("io_uring remove fd %d: registered with tag %d, not %d", fd, t, tag)
+	}
+	r := &b.regs[tag]
+	if r.state == armed {
+		s, err := b.ring.slot()
+		if err != nil {
+			return fmt.Errorf("io_uring remove fd %d: %w", fd, err)
+		}
+		ud := userData(tag, r.gen)
+		s.opcode, s.fd, s.addr, s.userData = opPollRemove, -1, ud, ud|removeBit
+		b.ring.push()
+		b.ctl.Add(1)
+	}
+	// A disarmed tag stays listed; the re-arm skips it now that it is free.
+	// Completions still on their way carry the old generation and are
+	// dropped.
+	r.state, r.gen = free, 0
+	b.byFD[fd] = -1
+	return nil
+}
+
+// Wait reports tags whose poll completed. A one-shot poll, or a multishot
+// one the kernel ended, is re-armed at the start of the next Wait, after
+// the caller has read the descriptor; the re-arms go to the kernel in the
+// same io_uring_enter that waits. Completions already in the CQ ring are
+// reported without a system call when nothing is queued.
+func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
+	if len(ready) == 0 {
+		return 0, waitutil.ErrNoRoom
+	}
+	b.call++
+	if err := b.rearmAll(); err != nil {
+		return 0, err
+	}
+	if b.ring.pending() == 0 {
+		if n, err := b.reap(ready); n > 0 || err != nil {
+			return n, err
+		}
+	}
+	var start time.Time
+	left := timeout
+	for {
+		// Polls the kernel ended without a report in this call (it cancels
+		// a one-shot poll whose submitting thread exited) are armed again
+		// before waiting: nothing has been reported yet, so the caller has
+		// nothing left to read first.
+		if err := b.rearmAll(); err != nil {
+			return 0, err
+		}
+		min := uint32(1)
+		if left == 0 {
+			min = 0
+		}
+		_, errno := b.ring.enter(min, true, left)
+		switch errno {
+		case 0, unix.ETIME, unix.EINTR, unix.EBUSY:
+		default:
+			return 0, fmt.Errorf("io_uring_enter: %w", errno)
+		}
+		n, err := b.reap(ready)
+		if n > 0 || err != nil || left == 0 || errno == unix.ETIME {
+			return n, err
+		}
+		// Nothing to report yet: a signal, completions of removed
+		// registrations only, or a timeout the kernel did not report
+		// because the call also submitted entries (it then returns their
+		// count).
+		if timeout < 0 {
+			continue
+		}
+		// As waitutil.RetryEINTR does, the clock starts only now, so that
+		// the ordinary path reads none: such a wait may last up to one
+		// extra timeout, never less than asked.
+		if start.IsZero() {
+			start = time.Now()
+		}
+		if left = timeout - time.Since(start); left <= 0 {
+			return 0, nil
+		}
+	}
+}
+
+// reap reports, into ready, the registered tags of the completions in the
+// CQ ring, each once, and consumes every completion it has looked at. It
+// stops at a completion that would need room ready does not have, leaving
+// it for the next Wait.
+func (b *backend) reap(ready []int32) (int, error) {
+	rg := b.ring
+	head := atomic.LoadUint32(rg.cqHead)
+	tail := atomic.LoadUint32(rg.cqTail)
+	k := 0
+	var err error
+	for ; head != tail && err == nil; head++ {
+		c := &rg.cqes[head&rg.cqMask]
+		if c.userData&removeBit != 0 {
+			continue // a POLL_REMOVE's answer; ENOENT when the poll had ended
+		}
+		tag := int32(uint32(c.userData))
+		if int(tag) >= len(b.regs) {
+			continue
+		}
+		r := &b.regs[tag]
+		if r.state != armed || r.gen != uint32(c.userData>>32) {
+			continue // a removed registration's
+		}
+		if c.res < 0 {
+			r.state = free // no request is armed; the error ends the run
+			if c.res == -int32(unix.ECANCELED) {
+				b.disarm(tag) // the kernel cancelled it (its submitter exited)
+				continue
+			}
+			err = fmt.Errorf("poll fd %d (tag %d): %w", r.fd, tag, unix.Errno(-c.res))
+			continue
+		}
+		report := r.seen != b.call
+		if report && k == len(ready) {
+			break
+		}
+		if c.flags&cqeFMore == 0 {
+			b.disarm(tag)
+		}
+		if report {
+			r.seen = b.call
+			ready[k] = tag
+			k++
+		}
+	}
+	atomic.StoreUint32(rg.cqHead, head)
+	return k, err
+}
+
+// disarm records that the kernel ended tag's poll.
+func (b *backend) disarm(tag int32) {
+	r := &b.regs[tag]
+	r.state = disarmed
+	if !r.listed {
+		r.listed = true
+		b.rearm = append(b.rearm, tag)
+	}
+}
+
+// rearmAll queues a POLL_ADD for every listed tag still disarmed. It
+// tries them all even after a failure, and returns the first.
+func (b *backend) rearmAll() error {
+	var first error
+	for _, tag := range b.rearm {
+		r := &b.regs[tag]
+		r.listed = false
+		if r.state != disarmed {
+			continue
+		}
+		r.state = armed
+		if err := b.arm(tag); err != nil && first == nil {
+			r.state = disarmed
+			first = fmt.Errorf("io_uring re-arm fd %d: %w", r.fd, err)
+		}
+	}
+	b.rearm = b.rearm[:0]
+	return first
+}
+
+func (b *backend) CtlCalls() uint64 { return b.ctl.Load() }
+
+func (b *backend) Close() error { return b.ring.close() }

@@ -1,0 +1,203 @@
+package uring
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// ring is one io_uring instance: its descriptor and the memory it shares
+// with the kernel. The submission queue (SQ) is ours to fill: we write an
+// entry, then publish it by storing the tail; the kernel consumes entries
+// and advances the head. The completion queue (CQ) is the other way round.
+// Heads and tails are free-running 32-bit counters, masked to index the
+// arrays, and are read and written with atomics because the other side
+// reads or writes them concurrently. The SQ index array is filled with the
+// identity once, so that slot i of the SQE array is always ring entry i.
+type ring struct {
+	fd       int
+	features uint32
+
+	sqMem, cqMem, sqeMem []byte // cqMem is sqMem when shared
+	shared               bool   // IORING_FEAT_SINGLE_MMAP: one mapping holds both rings
+	sqHead, sqTail       *uint32
+	sqMask, sqEntries    uint32
+	sqes                 []sqe
+	tail                 uint32 // our copy of *sqTail
+
+	cqHead, cqTail *uint32
+	cqMask         uint32
+	cqes           []cqe
+
+	// arg and ts are handed to io_uring_enter for a timed wait; arg.ts holds
+	// &ts, which stays valid because the ring is never moved (Go's heap does
+	// not move objects) and lives as long as the backend.
+	arg geteventsArg
+	ts  kernelTimespec
+}
+
+// setupFlags are tried in order until the kernel accepts one: the first
+// needs Linux 5.19, the second any kernel with io_uring.
+var setupFlags = []uint32{
+	setupCQSize | setupClamp | setupSubmitAll | setupCoopTaskrun,
+	setupCQSize | setupClamp,
+}
+
+// newRing makes a ring with at least sqEntries submission slots and
+// cqEntries completion slots (the kernel rounds both up to powers of two
+// and clamps them to its maximum) and maps its memory.
+func newRing(sqEntries, cqEntries uint32) (*ring, error) {
+	var p params
+	var fd int
+	var errno unix.Errno
+	for _, flags := range setupFlags {
+		p = params{flags: flags, cqEntries: cqEntries}
+		fd, errno = setup(sqEntries, &p)
+		if errno != unix.EINVAL {
+			break
+		}
+	}
+	if errno != 0 {
+		return nil, setupError(sqEntries, errno)
+	}
+	r := &ring{fd: fd, features: p.features}
+	if err := r.mapRings(&p); err != nil {
+		r.close()
+		return nil, err
+	}
+	r.arg.ts = uint64(uintptr(unsafe.Pointer(&r.ts)))
+	return r, nil
+}
+
+func setup(entries uint32, p *params) (int, unix.Errno) {
+	fd, _, e := unix.Syscall(unix.SYS_IO_URING_SETUP, uintptr(entries), uintptr(unsafe.Pointer(p)), 0)
+	return int(fd), e
+}
+
+// mapRings maps the SQ ring, the CQ ring (the same mapping when the kernel
+// has IORING_FEAT_SINGLE_MMAP) and the SQE array, and points the ring's
+// fields into them.
+func (r *ring) mapRings(p *params) error {
+	sqSize := int(p.sqOff.array + p.sqEntries*4)
+	cqSize := int(p.cqOff.cqes + p.cqEntries*uint32(unsafe.Sizeof(cqe{})))
+	r.shared = p.features&featSingleMmap != 0
+	if r.shared {
+		sqSize = max(sqSize, cqSize)
+	}
+	var err error
+	if r.sqMem, err = r.mmap(offSQRing, sqSize); err != nil {
+		return err
+	}
+	if r.shared {
+		r.cqMem = r.sqMem
+	} else if r.cqMem, err = r.mmap(offCQRing, cqSize); err != nil {
+		return err
+	}
+	if r.sqeMem, err = r.mmap(offSQEs, int(p.sqEntries)*int(unsafe.Sizeof(sqe{}))); err != nil {
+		return err
+	}
+
+	r.sqHead = word(r.sqMem, p.sqOff.head)
+	r.sqTail = word(r.sqMem, p.sqOff.tail)
+	r.sqMask = *word(r.sqMem, p.sqOff.ringMask)
+	r.sqEntries = *word(r.sqMem, p.sqOff.ringEntries)
+	r.sqes = unsafe.Slice((*sqe)(unsafe.Pointer(&r.sqeMem[0])), r.sqEntries)
+	array := unsafe.Slice(word(r.sqMem, p.sqOff.array), r.sqEntries)
+	for i := range array {
+		array[i] = uint32(i)
+	}
+	r.tail = atomic.LoadUint32(r.sqTail)
+
+	r.cqHead = word(r.cqMem, p.cqOff.head)
+	r.cqTail = word(r.cqMem, p.cqOff.tail)
+	r.cqMask = *word(r.cqMem, p.cqOff.ringMask)
+	entries := *word(r.cqMem, p.cqOff.ringEntries)
+	r.cqes = unsafe.Slice((*cqe)(unsafe.Pointer(&r.cqMem[p.cqOff.cqes])), entries)
+	return nil
+}
+
+func (r *ring) mmap(offset int64, size int) ([]byte, error) {
+	b, err := unix.Mmap(r.fd, offset, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED|unix.MAP_POPULATE)
+	if err != nil {
+		return nil, fmt.Errorf("mmap io_uring region %#x (%d bytes): %w", offset, size, err)
+	}
+	return b, nil
+}
+
+// word points at the 32-bit field at off in a ring mapping.
+func word(mem []byte, off uint32) *uint32 { return (*uint32)(unsafe.Pointer(&mem[off])) }
+
+// pending is how many queued entries the kernel has not consumed yet.
+func (r *ring) pending() uint32 { return r.tail - atomic.LoadUint32(r.sqHead) }
+
+// slot returns the next free submission entry, zeroed, submitting what is
+// queued first if the queue is full. The caller fills it and calls push.
+func (r *ring) slot() (*sqe, error) {
+	for r.pending() >= r.sqEntries {
+		n, e := r.enter(0, false, 0)
+		if e != 0 && e != unix.EINTR {
+			return nil, fmt.Errorf("io_uring_enter (submit %d queued): %w", r.pending(), e)
+		}
+		if n == 0 && e == 0 {
+			return nil, fmt.Errorf("io_uring_enter (submit %d queued): the kernel took none", r.pending())
+		}
+	}
+	s := &r.sqes[r.tail&r.sqMask]
+	*s = sqe{}
+	return s, nil
+}
+
+// push publishes the entry slot returned: the kernel sees it at the next
+// io_uring_enter.
+func (r *ring) push() {
+	r.tail++
+	atomic.StoreUint32(r.sqTail, r.tail)
+}
+
+// enter submits every queued entry and, if wait is set, waits until at
+// least minComplete completions are in the CQ ring or timeout passes
+// (timeout > 0 only; 0 returns at once, after the kernel has posted the
+// completions it owes this thread; < 0 has no limit). It returns the number
+// of entries submitted, or the error: ETIME when the timeout passed, EINTR
+// when a signal arrived. When entries were submitted the kernel returns
+// their count even if the wait then timed out or was interrupted.
+func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int, unix.Errno) {
+	var flags, argp, argsz uintptr
+	if wait {
+		flags = enterGetEvents
+		if timeout > 0 {
+			r.ts = kernelTimespec{sec: int64(timeout / time.Second), nsec: int64(timeout % time.Second)}
+			flags |= enterExtArg
+			argp, argsz = uintptr(unsafe.Pointer(&r.arg)), unsafe.Sizeof(r.arg)
+		}
+	}
+	n, _, e := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending()), uintptr(minComplete), flags, argp, argsz)
+	return int(n), e
+}
+
+// close unmaps the ring and closes its descriptor; the kernel then cancels
+// every request still armed.
+func (r *ring) close() error {
+	if r.sqeMem != nil {
+		unix.Munmap(r.sqeMem)
+	}
+	if r.cqMem != nil && !r.shared {
+		unix.Munmap(r.cqMem)
+	}
+	if r.sqMem != nil {
+		unix.Munmap(r.sqMem)
+	}
+	r.sqeMem, r.cqMem, r.sqMem = nil, nil, nil
+	if r.fd < 0 {
+		return nil
+	}
+	err := unix.Close(r.fd)
+	r.fd = -1
+	if err != nil {
+		return fmt.Errorf("close io_uring fd: %w", err)
+	}
+	return nil
+}
