@@ -164,7 +164,7 @@ func (d timeoutDoc) writeText(w io.Writer) error {
 		interrupted += pt.Interrupted
 	}
 	if interrupted > 0 {
-		p("%d sleeps cut short by a signal (EINTR) were discarded and taken again", interrupted)
+		p("sleeps cut short by a signal (EINTR), discarded and taken again: %d", interrupted)
 	}
 	p("machine        %s", report.MachineLine(d.Environment))
 	return nil
