@@ -2,6 +2,7 @@ package herd_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -182,10 +183,16 @@ func TestLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := herd.Config{Waiters: 2, Pipes: 400000, InFlight: 1, Duration: time.Second, Interval: time.Second}
+	limit, err := pipebench.RaiseFileLimit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both ends of every pipe cannot fit under the limit, whatever it is.
+	pipes := int(min(limit, 1<<30))
+	cfg := herd.Config{Waiters: 2, Pipes: pipes, InFlight: 1, Duration: time.Second, Interval: time.Second}
 	_, err = herd.Run(cfg)
 	var le *herd.LimitError
-	if !errors.As(err, &le) || !strings.Contains(err.Error(), "-n 400000") {
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), fmt.Sprintf("-n %d ", pipes)) {
 		t.Fatalf("got %v, want a LimitError naming -n", err)
 	}
 	after, err := pipebench.OpenFDs()

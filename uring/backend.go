@@ -28,7 +28,7 @@ type reg struct {
 	listed bool
 	// seen is the Wait call that last reported the tag: a poll may post
 	// several completions before one Wait reaps them.
-	seen uint32
+	seen uint64
 }
 
 // removeBit marks the user data of a POLL_REMOVE, whose own completion
@@ -49,7 +49,7 @@ type backend struct {
 	byFD  []int32 // tag registered for each descriptor, or -1
 	rearm []int32 // tags the kernel disarmed, to arm again
 	gen   uint32
-	call  uint32 // Wait calls so far
+	call  uint64 // Wait calls so far
 	ctl   atomic.Uint64
 }
 

@@ -118,7 +118,7 @@ func TestBadInput(t *testing.T) {
 		{"herd-interval-longer", "herd -d 1s -i 2s"},
 		{"herd-format-unknown", "herd -format xml"},
 		{"herd-stray-argument", "herd extra"},
-		{"limit-herd", "herd -n 400000"},
+		{"limit-herd", "herd -n 1000000"},
 		{"timeout-list-bad", "timeout -timeouts 50us,abc"},
 		{"timeout-zero", "timeout -timeouts 0"},
 		{"timeout-too-long", "timeout -timeouts 2s"},
