@@ -395,8 +395,9 @@ func (r *run) measure() (*Result, error) {
 	r.res.WriterWrites = wrep.Sent
 
 	var eofErr *EOFError
-	if r.proc != nil && errors.As(readerErr, &eofErr) {
-		// The writer process's death closed the pipes; name it.
+	if r.proc != nil && (errors.As(readerErr, &eofErr) || errors.Is(readerErr, unix.EPIPE)) {
+		// The writer process's death closed the pipes (end of file) or the
+		// credit pipe (EPIPE), whichever the reader met first; name it.
 		if cause, ok := r.proc.exitCause(2 * time.Second); ok {
 			r.replaceErr(fmt.Errorf("%s during the run: %w", cause, readerErr))
 		}
