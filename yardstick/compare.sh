@@ -10,15 +10,17 @@
 # alternates too). Each run's figure is its own summary median over the
 # intervals after the 1 s warm-up; the table shows the median of those.
 # It takes /tmp/pipebench-measure.lock itself, so that no other measurement
-# overlaps (do not wrap it in flock too), and before each run waits up to
-# QUIET (default 30) seconds for a second in which the machine is 90% idle,
-# since builds and tests do not take the lock; runs that could not wait for
-# one are marked with a * and counted at the end.
+# overlaps: do not wrap it in flock too. (flock -o keeps the lock's
+# descriptor out of the programs: at -n 9996 their descriptor budget is
+# exact.) Before each run it waits up to QUIET (default 30) seconds for a
+# second in which the machine is 90% idle, since builds and tests do not
+# take the lock; runs that found no such second are marked with a * and
+# counted at the end.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lock=/tmp/pipebench-measure.lock
 if [[ -z ${YARDSTICK_LOCKED:-} ]]; then
-	YARDSTICK_LOCKED=1 exec flock "$lock" "$here/compare.sh" "$@"
+	YARDSTICK_LOCKED=1 exec flock -o "$lock" "$here/compare.sh" "$@"
 fi
 DUR=${DUR:-3s}
 REPS=${REPS:-3}
