@@ -130,16 +130,16 @@ func (t *Text) RunDone(r *Run) error {
 	}
 	t.printf("%-16s %9s %9s %10s %10s %11s %11s", "cost", "user/evt", "sys/evt", "vol cs/s", "invol cs/s", "vol cs/evt", "invol cs/evt")
 	for _, c := range s.Costs {
-		t.printf("  %-14s %9s %9s %10.1f %10.1f %11s %11s", c.Who, ns(c.UserPerEvent), ns(c.SystemPerEvent),
+		t.printf("  %-14s %9s %9s %10.1f %10.1f %11s %11s", c.Who, Nanos(c.UserPerEvent), Nanos(c.SystemPerEvent),
 			c.VoluntaryPerSec, c.InvoluntaryPerSec, g4(c.VoluntaryPerEvent), g4(c.InvoluntaryPerEvent))
 	}
 	if l := s.Latency; l != nil {
 		t.printf("latency        p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%d tokens, write to read)",
-			ns(l.P50), ns(l.P90), ns(l.P99), ns(l.P999), ns(float64(l.Max)), l.Tokens)
+			Nanos(l.P50), Nanos(l.P90), Nanos(l.P99), Nanos(l.P999), Nanos(float64(l.Max)), l.Tokens)
 	}
 	tk := res.Tokens
 	t.printf("tokens         sent %d  received %d  drained %d  lost %d", tk.Sent, tk.Received, tk.Drained, tk.Lost)
-	t.printf("setup          %d pipes in %s", st.Pipes, ns(s.SetupMillis*1e6))
+	t.printf("setup          %d pipes in %s", st.Pipes, Nanos(s.SetupMillis*1e6))
 	for _, w := range s.Warnings {
 		t.printf("warning: %s", w)
 	}
@@ -176,10 +176,11 @@ func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
 func g4(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
-// ns prints nanoseconds as a duration with three significant digits.
-func ns(x float64) string {
-	switch {
-	case x < 1e3:
+// Nanos prints nanoseconds as a duration with three significant digits:
+// 953µs, 1.02ms.
+func Nanos(x float64) string {
+	switch a := max(x, -x); {
+	case a < 1e3:
 		return fmt.Sprintf("%.0fns", x)
 	case x < 1e6:
 		return fmt.Sprintf("%.3gµs", x/1e3)

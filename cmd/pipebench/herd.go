@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -104,27 +103,11 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 	if errors.As(err, &cfgErr) || errors.As(err, &limErr) {
 		return usageError(stderr, fmt.Errorf("herd: %w", err))
 	}
-	var werr error
+	var doc docWriter
 	if res != nil {
-		doc := newHerdDoc(cfg, hf, res)
-		switch hf.format {
-		case "json":
-			werr = writeJSON(stdout, doc)
-		case "csv":
-			werr = doc.writeCSV(stdout)
-		default:
-			werr = doc.writeText(stdout)
-		}
+		doc = newHerdDoc(cfg, hf, res)
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "pipebench: herd: %v\n", err)
-		return exitFailed
-	}
-	if werr != nil {
-		fmt.Fprintf(stderr, "pipebench: herd: writing the output: %v\n", werr)
-		return exitFailed
-	}
-	return exitOK
+	return finish("herd", stdout, stderr, hf.format, doc, err)
 }
 
 func herdShape(waiters int, mode herd.Mode, pipes, inFlight int) string {
@@ -205,7 +188,10 @@ var herdRows = []herdRow{
 
 func f0(x float64) string    { return strconv.FormatFloat(x, 'f', 0, 64) }
 func g4(x float64) string    { return strconv.FormatFloat(x, 'g', 4, 64) }
-func nsDur(x float64) string { return sig3(time.Duration(x)) }
+func nsDur(x float64) string { return report.Nanos(x) }
+
+// nanos prints a duration with three significant digits: 953µs, 1.02ms.
+func nanos(d time.Duration) string { return report.Nanos(float64(d)) }
 
 func (d *herdDoc) writeText(w io.Writer) error {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
@@ -272,11 +258,4 @@ func (d *herdDoc) writeCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// writeJSON writes v indented, with a final newline.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -42,4 +43,43 @@ func formatFlag(fs *flag.FlagSet, v *string) {
 		}
 		return nil
 	}}, "format", "output format: "+strings.Join(subFormats, ", "))
+}
+
+// docWriter is a subcommand's result in the formats it offers besides JSON,
+// which is the value itself.
+type docWriter interface {
+	writeText(io.Writer) error
+	writeCSV(io.Writer) error
+}
+
+// finish writes doc (nil when nothing was measured) in format, then turns
+// the run's error and any writing error into the exit status.
+func finish(name string, stdout, stderr io.Writer, format string, doc docWriter, runErr error) int {
+	var werr error
+	if doc != nil {
+		switch format {
+		case "json":
+			werr = writeJSON(stdout, doc)
+		case "csv":
+			werr = doc.writeCSV(stdout)
+		default:
+			werr = doc.writeText(stdout)
+		}
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "pipebench: %s: %v\n", name, runErr)
+		return exitFailed
+	}
+	if werr != nil {
+		fmt.Fprintf(stderr, "pipebench: %s: writing the output: %v\n", name, werr)
+		return exitFailed
+	}
+	return exitOK
+}
+
+// writeJSON writes v indented, with a final newline.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

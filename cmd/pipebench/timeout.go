@@ -118,27 +118,11 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	if errors.As(err, &cfgErr) {
 		return usageError(stderr, fmt.Errorf("timeout: %w", err))
 	}
-	var werr error
+	var doc docWriter
 	if res != nil {
-		doc := timeoutDoc{Tool: "pipebench timeout", Started: time.Now().UTC(), Result: res, Environment: envinfo.Read()}
-		switch format {
-		case "json":
-			werr = writeJSON(stdout, doc)
-		case "csv":
-			werr = doc.writeCSV(stdout)
-		default:
-			werr = doc.writeText(stdout)
-		}
+		doc = timeoutDoc{Tool: "pipebench timeout", Started: time.Now().UTC(), Result: res, Environment: envinfo.Read()}
 	}
-	if err != nil {
-		fmt.Fprintf(stderr, "pipebench: timeout: %v\n", err)
-		return exitFailed
-	}
-	if werr != nil {
-		fmt.Fprintf(stderr, "pipebench: timeout: writing the output: %v\n", werr)
-		return exitFailed
-	}
-	return exitOK
+	return finish("timeout", stdout, stderr, format, doc, err)
 }
 
 // timeoutDoc is what pipebench timeout reports.
@@ -160,7 +144,7 @@ func (d timeoutDoc) writeText(w io.Writer) error {
 	p("%-14s %10s %10s %10s %10s %10s", "mechanism", "requested", "min", "p50", "p99", "max")
 	interrupted := 0
 	for _, pt := range d.Points {
-		p("%-14s %10v %10s %10s %10s %10s", pt.Mechanism, pt.Requested, sig3(pt.Min), sig3(pt.P50), sig3(pt.P99), sig3(pt.Max))
+		p("%-14s %10v %10s %10s %10s %10s", pt.Mechanism, pt.Requested, nanos(pt.Min), nanos(pt.P50), nanos(pt.P99), nanos(pt.Max))
 		interrupted += pt.Interrupted
 	}
 	if interrupted > 0 {
@@ -180,18 +164,4 @@ func (d timeoutDoc) writeCSV(w io.Writer) error {
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// sig3 prints a duration with three significant digits: 953µs, 1.02ms.
-func sig3(d time.Duration) string {
-	x := float64(d)
-	switch a := max(x, -x); {
-	case a < 1e3:
-		return fmt.Sprintf("%.0fns", x)
-	case a < 1e6:
-		return fmt.Sprintf("%.3gµs", x/1e3)
-	case a < 1e9:
-		return fmt.Sprintf("%.3gms", x/1e6)
-	}
-	return fmt.Sprintf("%.3gs", x/1e9)
 }
