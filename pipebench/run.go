@@ -94,6 +94,15 @@ func (r *run) setup() error {
 	t0 := time.Now()
 	cfg := &r.cfg
 	mode := r.plan.Writer
+	// The backend first: a mechanism this kernel does not offer (io_uring
+	// disabled, say) is reported before any pipe or process is made.
+	if !cfg.Bypass {
+		be, err := cfg.Backend.Open(Options{Pipes: cfg.Pipes, MaxFD: int(r.plan.Limit) - 1})
+		if err != nil {
+			return fmt.Errorf("open backend %s: %w", cfg.Backend.Name, err)
+		}
+		r.be = be
+	}
 	if mode == WriterProcess {
 		p, err := startWriterProcess()
 		if err != nil {
@@ -119,13 +128,6 @@ func (r *run) setup() error {
 			unix.Close(int(cr))
 			r.creditR = -1
 		}
-	}
-	if !cfg.Bypass {
-		be, err := cfg.Backend.Open(Options{Pipes: cfg.Pipes, MaxFD: int(r.plan.Limit) - 1})
-		if err != nil {
-			return fmt.Errorf("open backend %s: %w", cfg.Backend.Name, err)
-		}
-		r.be = be
 	}
 	if err := r.makePipes(); err != nil {
 		return err
