@@ -50,8 +50,8 @@ func TestRunChurn(t *testing.T) {
 			}
 			checkAccounting(t, res)
 			tt := res.Totals
-			if tt.Changes != 3*tt.Calls {
-				t.Errorf("%d changes in %d calls, want 3 per call", tt.Changes, tt.Calls)
+			if full := tt.Calls - tt.EmptyCalls; tt.Changes != 3*full {
+				t.Errorf("%d changes in %d non-empty calls, want 3 per call", tt.Changes, full)
 			}
 			if got := float64(tt.Ctl) / float64(tt.Changes); got != c.ctlPerEdit {
 				t.Errorf("%v ctl calls per change, want %v", got, c.ctlPerEdit)
