@@ -125,9 +125,10 @@ type Config struct {
 	StallAfter time.Duration
 	// Source is the kind of descriptor tokens travel through (-fd).
 	Source Source
-	// Churn removes and re-adds this many descriptors after every readiness
-	// call (-churn): epoll pays two epoll_ctl calls per change, poll and
-	// select an edit of their arrays.
+	// Churn removes and re-adds this many descriptors, chosen at random,
+	// after every readiness call that returned events (-churn): epoll pays
+	// two epoll_ctl calls per change, poll and select an edit of their
+	// arrays.
 	Churn int
 	// Delay sleeps this long before every readiness call (-delay), the
 	// "sleep hack" that batches events at the cost of latency.

@@ -72,7 +72,7 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 	fs.BoolVar(&rf.latency, "latency", false, "record each token's write-to-read time (8-byte tokens; a clock read per event and per write)")
 	rf.source = "pipe"
 	fs.Var(choiceFlag{&rf.source, func(s string) error { _, err := pipebench.ParseSource(s); return err }}, "fd", "event source: pipe, unix (socketpair), tcp (loopback) or eventfd")
-	fs.Var(intFlag{&rf.churn, 0, maxPipes, "descriptors"}, "churn", "remove and re-add this many descriptors after every readiness call")
+	fs.Var(intFlag{&rf.churn, 0, maxPipes, "descriptors"}, "churn", "remove and re-add this many descriptors after every readiness call that returned events")
 	fs.Var(durationFlag{&rf.delay, time.Microsecond, "no delay", time.Second}, "delay", "sleep this long before every readiness call (batching by delay)")
 	fs.Var(cpuListFlag{&rf.cpus}, "cpu", "pin the reader and writer: 0 puts both on CPU 0, 0,1 separates them")
 }
