@@ -298,15 +298,8 @@ func (r *run) measure() (*Result, error) {
 	go func() {
 		defer wg.Done()
 		defer close(readDone)
-		runtime.LockOSThread()
+		r.enterThread(r.readerRole(), cfg.readerCPU(), readerTID)
 		defer runtime.UnlockOSThread()
-		r.labelGoroutine(r.readerRole())
-		if cpu := cfg.readerCPU(); cpu >= 0 {
-			if err := pinThread(cpu); err != nil {
-				r.fail(err)
-			}
-		}
-		readerTID <- unix.Gettid()
 		<-start
 		u := startUsage(unix.RUSAGE_THREAD)
 		var err error
@@ -330,19 +323,15 @@ func (r *run) measure() (*Result, error) {
 	}()
 	switch r.plan.Writer {
 	case WriterThread:
-		wthread = &writer{wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes), inFlight: cfg.InFlight, credits: r.creditR, latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd}
+		wthread = &writer{
+			wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes), inFlight: cfg.InFlight,
+			credits: r.creditR, latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd,
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			runtime.LockOSThread()
+			r.enterThread(RoleWriter, cfg.writerCPU(), writerTID)
 			defer runtime.UnlockOSThread()
-			r.labelGoroutine(RoleWriter)
-			if cpu := cfg.writerCPU(); cpu >= 0 {
-				if err := pinThread(cpu); err != nil {
-					r.fail(err)
-				}
-			}
-			writerTID <- unix.Gettid()
 			<-start
 			u := startUsage(unix.RUSAGE_THREAD)
 			err := wthread.run()
@@ -451,6 +440,20 @@ func (r *run) replaceErr(err error) {
 	r.mu.Lock()
 	r.err = err
 	r.mu.Unlock()
+}
+
+// enterThread locks the calling goroutine to its OS thread (the caller
+// unlocks it when done), labels it for the CPU profile, pins it to cpu when
+// -cpu asks (cpu >= 0) and sends its thread id on tid.
+func (r *run) enterThread(role string, cpu int, tid chan<- int) {
+	runtime.LockOSThread()
+	r.labelGoroutine(role)
+	if cpu >= 0 {
+		if err := pinThread(cpu); err != nil {
+			r.fail(err)
+		}
+	}
+	tid <- unix.Gettid()
 }
 
 // ctlNow is the backend's ctl count so far.
