@@ -13,6 +13,7 @@ import (
 type CSV struct {
 	w     *csv.Writer
 	setup pipebench.Setup
+	env   []string // the machine's columns, the same on every row
 }
 
 // CSVHeader names the columns.
@@ -20,6 +21,7 @@ var CSVHeader = []string{
 	"run", "interval", "backend", "pipes", "in_flight", "writer", "seconds",
 	"events", "tokens", "calls", "empty_calls", "reads", "writes", "ctl_calls", "spurious",
 	"evts_per_sec", "tokens_per_sec", "samples_per_call",
+	"kernel", "cpu_model", "cores", "go_version", "gomaxprocs", "clock_source", "mitigations",
 }
 
 // NewCSV returns a CSV writer on w.
@@ -33,8 +35,11 @@ func (c *CSV) flush() error {
 	return nil
 }
 
-// Start writes the header.
-func (c *CSV) Start(*Document) error {
+// Start writes the header. Every row carries the machine, so that a row
+// read alone still says where it was measured.
+func (c *CSV) Start(d *Document) error {
+	e := d.Environment
+	c.env = []string{e.Kernel, e.CPUModel, strconv.Itoa(e.Cores), e.GoVersion, strconv.Itoa(e.GOMAXPROCS), e.ClockSource, e.MitigationSummary()}
 	c.w.Write(CSVHeader)
 	return c.flush()
 }
@@ -53,12 +58,13 @@ func (c *CSV) Interval(run int, iv pipebench.Interval) error {
 	if c.setup.NoWaitCall {
 		spc = ""
 	}
-	c.w.Write([]string{
+	row := []string{
 		strconv.Itoa(run), strconv.Itoa(iv.Index), c.setup.Backend, strconv.Itoa(c.setup.Pipes),
 		strconv.Itoa(c.setup.InFlight), c.setup.Writer.String(), f(iv.Seconds),
 		u(iv.Events), u(iv.Tokens), u(iv.Calls), u(iv.EmptyCalls), u(iv.Reads), u(iv.Writes), u(iv.Ctl), u(iv.Spurious),
 		f(iv.EventsPerSec), f(iv.TokensPerSec), spc,
-	})
+	}
+	c.w.Write(append(row, c.env...))
 	return c.flush()
 }
 
