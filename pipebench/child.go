@@ -169,8 +169,16 @@ func startWriterProcess() (*writerProcess, error) {
 func (p *writerProcess) exitCause(wait time.Duration) (string, bool) {
 	select {
 	case <-p.done:
-	case <-time.After(wait):
-		return "", false
+	default:
+		// Not yet: wait for it (a select on both would pick at random
+		// when wait is 0 and the process has just exited).
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-p.done:
+		case <-t.C:
+			return "", false
+		}
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -189,8 +197,34 @@ func (p *writerProcess) sendCreditFD(fd int) error {
 
 // await reads the next message, which must be of kind want. A failure or
 // death of the writer becomes an error naming the cause.
-func (p *writerProcess) await(want byte, timeout time.Duration) ([]byte, error) {
-	kind, body, _, err := recvMsg(p.ctl, timeout)
+//
+// It waits in slices of 100 ms, so that it returns at once when the process
+// exits or stop is closed (stop may be nil), and gives up after timeout.
+func (p *writerProcess) await(want byte, timeout time.Duration, stop <-chan struct{}) ([]byte, error) {
+	const slice = 100 * time.Millisecond
+	deadline := time.Now().Add(timeout)
+	var (
+		kind byte
+		body []byte
+		err  error
+	)
+	for {
+		kind, body, _, err = recvMsg(p.ctl, slice)
+		if !errors.Is(err, errNoMessage) {
+			break
+		}
+		select {
+		case <-stop:
+			return nil, ErrInterrupted
+		case <-p.done:
+			cause, _ := p.exitCause(0)
+			return nil, fmt.Errorf("%s", cause)
+		default:
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("writer process %d sent nothing for %v (stopped?)", p.cmd.Process.Pid, timeout)
+		}
+	}
 	if err != nil {
 		if cause, ok := p.exitCause(time.Second); ok {
 			return nil, fmt.Errorf("%s: %w", cause, err)
@@ -219,5 +253,8 @@ func (p *writerProcess) close(wait time.Duration) {
 	}
 	unix.Close(p.ctl)
 }
+
+// kill ends the process now.
+func (p *writerProcess) kill() { _ = p.cmd.Process.Kill() }
 
 func (p *writerProcess) pid() string { return strconv.Itoa(p.cmd.Process.Pid) }

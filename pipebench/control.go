@@ -2,6 +2,7 @@ package pipebench
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -95,7 +96,7 @@ func recvMsg(fd int, timeout time.Duration) (byte, []byte, []int, error) {
 				return 0, nil, nil, fmt.Errorf("wait for control message: %w", err)
 			}
 			if n == 0 {
-				return 0, nil, nil, fmt.Errorf("no control message within %v", timeout)
+				return 0, nil, nil, fmt.Errorf("no control message within %v: %w", timeout, errNoMessage)
 			}
 			break
 		}
@@ -134,4 +135,7 @@ func recvMsg(fd int, timeout time.Duration) (byte, []byte, []int, error) {
 	}
 }
 
-var errPeerGone = fmt.Errorf("the other end of the control socket is gone")
+var (
+	errPeerGone  = errors.New("the other end of the control socket is gone")
+	errNoMessage = errors.New("timed out")
+)

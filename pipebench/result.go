@@ -1,6 +1,7 @@
 package pipebench
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -71,6 +72,10 @@ type Tokens struct {
 	Drained  uint64 `json:"drained"`
 	// Lost is Sent - Received - Drained; anything but 0 fails the run.
 	Lost int64 `json:"lost"`
+	// SentUnknown is set when the writer process died or hung before
+	// reporting its count: Sent and Lost are then unknown (0 here), and so
+	// are the writer's CPU figures. The run has failed already.
+	SentUnknown bool `json:"sent_unknown,omitempty"`
 	// Full counts an unbounded writer's writes that found a pipe full (the
 	// token was not sent, so it is not lost).
 	Full uint64 `json:"writer_full,omitempty"`
@@ -102,6 +107,10 @@ type Result struct {
 	Process       Usage      `json:"process"`
 	WriterProcess Usage      `json:"writer_process"`
 }
+
+// ErrInterrupted is returned when Stop is closed before the measured window
+// began: there is nothing to report.
+var ErrInterrupted = errors.New("interrupted before the measured window began")
 
 // TokenLossError fails a run whose tokens do not add up.
 type TokenLossError struct{ Tokens Tokens }

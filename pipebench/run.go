@@ -133,7 +133,10 @@ func (r *run) setup() error {
 		return err
 	}
 	if r.proc != nil {
-		body, err := r.proc.await(msgReady, 60*time.Second)
+		body, err := r.proc.await(msgReady, 60*time.Second, cfg.Stop)
+		if errors.Is(err, ErrInterrupted) {
+			return err
+		}
 		if err != nil {
 			return fmt.Errorf("writer process setup: %w", err)
 		}
@@ -385,6 +388,7 @@ func (r *run) measure() (*Result, error) {
 	r.res.Totals = final
 
 	// Stop the writer, then drain what it left in the pipes.
+	var sentUnknown bool
 	if r.plan.Writer == WriterThread || r.plan.Writer == WriterProcess {
 		var sb [8]byte
 		if err := sendCredit(r.creditW, &sb, stopCredit); err != nil {
@@ -398,6 +402,9 @@ func (r *run) measure() (*Result, error) {
 		wg.Wait()
 		if err := r.collectReport(&wrep); err != nil {
 			r.fail(err)
+			sentUnknown = true
+			// It did not report: it is dead or stuck; do not wait for it.
+			r.proc.kill()
 		}
 	default:
 		wg.Wait()
@@ -425,7 +432,11 @@ func (r *run) measure() (*Result, error) {
 	} else {
 		t.Sent = wrep.Sent
 	}
-	t.Lost = int64(t.Sent) - int64(t.Received) - int64(t.Drained)
+	if sentUnknown {
+		t.SentUnknown = true
+	} else {
+		t.Lost = int64(t.Sent) - int64(t.Received) - int64(t.Drained)
+	}
 	r.res.Tokens = t
 	if err := r.failure(); err != nil {
 		return &r.res, err
@@ -508,7 +519,8 @@ func (r *run) report(t0 time.Time, ctl0 uint64, readDone <-chan struct{}) {
 
 // collectReport waits for the writer process's final report.
 func (r *run) collectReport(rep *writerReport) error {
-	body, err := r.proc.await(msgReport, 30*time.Second)
+	// Not watching Stop: an interrupted run still wants the writer's count.
+	body, err := r.proc.await(msgReport, 5*time.Second, nil)
 	if err != nil {
 		return fmt.Errorf("writer process did not report: %w", err)
 	}

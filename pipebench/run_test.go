@@ -194,9 +194,12 @@ func TestRunWriterProcessDies(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	_, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg)
 	if err == nil {
 		t.Fatal("a run whose writer process was killed succeeded")
+	}
+	if res == nil || !res.Tokens.SentUnknown || res.Tokens.Lost != 0 || res.Tokens.Sent != 0 {
+		t.Errorf("a dead writer's count is unknown, not a number: %+v", res.Tokens)
 	}
 	if !strings.Contains(err.Error(), "writer process") || !strings.Contains(err.Error(), "killed") {
 		t.Errorf("error does not name the writer process and its cause: %v", err)
@@ -289,5 +292,39 @@ func TestRunConfigErrors(t *testing.T) {
 				t.Fatalf("got %v, want a config error mentioning %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestRunWriterProcessStopped(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Writer = pipebench.WriterProcess
+	cfg.Duration = 30 * time.Second
+	cfg.StallAfter = 300 * time.Millisecond
+	var pids []int
+	cfg.OnInterval = func(iv pipebench.Interval) {
+		if iv.Index == 1 {
+			pids = childPIDs(t)
+			for _, pid := range pids {
+				syscall.Kill(pid, syscall.SIGSTOP)
+			}
+		}
+	}
+	start := time.Now()
+	res, err := pipebench.Run(cfg)
+	var stall *pipebench.StallError
+	if !errors.As(err, &stall) {
+		t.Fatalf("got %v, want a stall", err)
+	}
+	if !res.Tokens.SentUnknown || res.Tokens.Lost != 0 {
+		t.Errorf("a writer that never reported has no count: %+v", res.Tokens)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("a stopped writer held the run for %v", d)
+	}
+	for _, pid := range pids {
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("writer process %d still exists after the run", pid)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
 	}
 }

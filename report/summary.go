@@ -137,15 +137,15 @@ func costs(res *pipebench.Result) []Cost {
 			InvoluntaryPerEvent: stats.PerEvent(uint64(u.Involuntary), events),
 		}
 	}
+	// A writer that died before reporting left no figures: show none
+	// rather than zeros.
+	writer := !res.Tokens.SentUnknown
 	c := []Cost{one("reader thread", res.ReaderThread)}
-	switch res.Setup.Writer {
-	case pipebench.WriterThread:
-		c = append(c, one("writer thread", res.WriterThread))
-	case pipebench.WriterProcess:
+	if writer && (res.Setup.Writer == pipebench.WriterThread || res.Setup.Writer == pipebench.WriterProcess) {
 		c = append(c, one("writer thread", res.WriterThread))
 	}
 	c = append(c, one("process", res.Process))
-	if res.Setup.Writer == pipebench.WriterProcess {
+	if writer && res.Setup.Writer == pipebench.WriterProcess {
 		c = append(c, one("writer process", res.WriterProcess))
 	}
 	return c

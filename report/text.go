@@ -138,7 +138,11 @@ func (t *Text) RunDone(r *Run) error {
 			Nanos(l.P50), Nanos(l.P90), Nanos(l.P99), Nanos(l.P999), Nanos(float64(l.Max)), l.Tokens)
 	}
 	tk := res.Tokens
-	t.printf("tokens         sent %d  received %d  drained %d  lost %d", tk.Sent, tk.Received, tk.Drained, tk.Lost)
+	if tk.SentUnknown {
+		t.printf("tokens         sent unknown (the writer died before reporting)  received %d  drained %d  lost unknown", tk.Received, tk.Drained)
+	} else {
+		t.printf("tokens         sent %d  received %d  drained %d  lost %d", tk.Sent, tk.Received, tk.Drained, tk.Lost)
+	}
 	t.printf("setup          %d pipes in %s", st.Pipes, Nanos(s.SetupMillis*1e6))
 	for _, w := range s.Warnings {
 		t.printf("warning: %s", w)
