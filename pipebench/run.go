@@ -45,6 +45,27 @@ func Run(c Config) (*Result, error) {
 	return r.measure()
 }
 
+// Check reports, without making anything, what Run would refuse before any
+// work: a *ConfigError or a *LimitError. extraFDs are descriptors the
+// caller will open before calling Run (an output file, say).
+func Check(c Config, extraFDs int) error {
+	cfg := c.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return &ConfigError{err}
+	}
+	limit, err := RaiseFileLimit()
+	if err != nil {
+		return err
+	}
+	time.Sleep(time.Nanosecond) // see Run: the runtime's own descriptors
+	base, err := OpenFDs()
+	if err != nil {
+		return err
+	}
+	_, err = PlanRun(&cfg, base+extraFDs, limit)
+	return err
+}
+
 // run holds one benchmark's resources.
 type run struct {
 	cfg  Config

@@ -112,7 +112,11 @@ func (t *Text) RunDone(r *Run) error {
 	t.printf("--- %s, %d %s, %s tokens in flight, writer %s%s, %s", st.Backend, st.Pipes, channelNoun(st.Source), inflight, st.Writer, settings(st), window(res))
 	if e := s.EventsPerSec; e.N > 0 {
 		t.printf("evts/sec       median %.0f  mean %.0f  sd %.0f  min %.0f  max %.0f", e.Median, e.Mean, e.StdDev, e.Min, e.Max)
-		t.printf("               95%% CI of mean %.0f..%.0f  cv %.1f%%  (%d intervals, %d warm-up left out)", e.CILow, e.CIHigh, e.CV*100, e.N, s.Warmup)
+		if e.N > 1 {
+			t.printf("               95%% CI of mean %.0f..%.0f  cv %.1f%%  (%d intervals, %d warm-up left out)", e.CILow, e.CIHigh, e.CV*100, e.N, s.Warmup)
+		} else {
+			t.printf("               95%% CI of mean n/a, cv n/a  (one interval, %d warm-up left out)", s.Warmup)
+		}
 	} else {
 		t.printf("evts/sec       no full interval")
 	}

@@ -153,6 +153,31 @@ func (of *outputFlags) register(fs *flag.FlagSet) {
 	fs.Var(intFlag{&of.count, 1, 1000, "runs"}, "count", "repeat the run this many times, fresh pipes each time")
 }
 
+// check refuses output settings that cannot work, before any file is made.
+func (of *outputFlags) check(pf *profileFlags, cfg pipebench.Config, warmup int) error {
+	if of.out != "" {
+		for _, p := range []struct{ flag, path string }{{"cpuprofile", pf.cpu}, {"kprofile", pf.kernel}} {
+			if p.path == of.out {
+				return fmt.Errorf("-o and -%s name the same file %s: want two files", p.flag, of.out)
+			}
+		}
+		if err := checkWritable(of.out); err != nil {
+			return fmt.Errorf("-o %s: cannot write there: %w", of.out, err)
+		}
+	}
+	if cfg.Duration > 0 && warmup > 0 {
+		if full := int(cfg.Duration / cfg.Interval); warmup >= full {
+			fix := fmt.Sprintf("-warmup %d or less", full-1)
+			if full == 1 {
+				fix = "-warmup 0"
+			}
+			return fmt.Errorf("-warmup %d would leave none of the %d intervals of -d %v -i %v to summarise: use %s, or a longer -d",
+				warmup, full, cfg.Duration, cfg.Interval, fix)
+		}
+	}
+	return nil
+}
+
 // open checks the destination before any work and returns the writer; close
 // must be called at the end.
 func (of *outputFlags) open(stdout io.Writer) (report.Writer, func() error, error) {
@@ -202,6 +227,19 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 		return usageError(stderr, fmt.Errorf("-count %d needs a duration: -d 0 runs until interrupted", of.count))
 	}
 	if err := pf.check(of.count); err != nil {
+		return usageError(stderr, err)
+	}
+	if err := of.check(&pf, cfg, rf.warmup); err != nil {
+		return usageError(stderr, err)
+	}
+	// Everything that can refuse the run does so before the output file is
+	// created (and an earlier result in it truncated): the descriptor plan
+	// counts that file's descriptor too.
+	extra := 0
+	if of.out != "" {
+		extra = 1
+	}
+	if err := pipebench.Check(cfg, extra); err != nil {
 		return usageError(stderr, err)
 	}
 	out, closeOut, err := of.open(stdout)

@@ -120,3 +120,23 @@ func TestBenchstatAcceptsTwoRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalKeepsOutputFile: a run refused before any work (here, by the
+// descriptor limit) must not truncate the -o file of an earlier result.
+func TestRefusalKeepsOutputFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "earlier.txt")
+	if err := os.WriteFile(path, []byte("an earlier result\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := invoke(t, "-n", "15000", "-writer", "self", "-format", "csv", "-o", path)
+	if code != exitUsage || stdout != "" || !strings.Contains(stderr, "descriptors") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "an earlier result\n" {
+		t.Errorf("the refused run changed %s to %q", path, b)
+	}
+	code, stdout, _ = invoke(t, "-n", "15000", "-writer", "self", "-format", "bench")
+	if code != exitUsage || stdout != "" {
+		t.Errorf("a refused run printed %q to stdout (exit %d)", stdout, code)
+	}
+}
