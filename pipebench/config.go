@@ -96,6 +96,11 @@ func ParseRoute(s string) (Route, error) {
 // land in one pipe, whose write must never block.
 const MaxInFlight = 4096
 
+// MaxUnixInFlight bounds -l for -fd unix: a unix stream socket's send
+// buffer is charged a whole buffer for every one-byte write, so about 278
+// fit in the default 212992 bytes.
+const MaxUnixInFlight = 256
+
 // Config is one benchmark run.
 type Config struct {
 	// Pipes is how many pipes are made (-n).
@@ -193,6 +198,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("-churn with -f: the bypass registers nothing to churn")
 	case c.Delay < 0:
 		return fmt.Errorf("-delay %v: want a duration >= 0", c.Delay)
+	case c.Source == SourceUnix && c.InFlight > MaxUnixInFlight:
+		return fmt.Errorf("-fd unix with -l %d: a unix stream socket holds only about 278 one-byte writes (each takes a buffer of its own), and every token may land in one: use -l %d or less, or -l 0", c.InFlight, MaxUnixInFlight)
 	case c.Source == SourceEventfd && c.Latency:
 		return fmt.Errorf("-fd eventfd with -latency: an eventfd adds tokens up, so it cannot carry their write times")
 	case c.Source == SourceEventfd && c.Bypass:

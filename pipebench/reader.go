@@ -41,10 +41,11 @@ type reader struct {
 	eventfd bool
 	// delay, if set, is slept before every readiness call.
 	delay *unix.Timespec
+	// noun names a channel in errors: pipe, socket, eventfd.
+	noun string
 	// churn descriptors are removed and re-added after every call.
 	churn      int
 	churnRoute router
-	changes    uint64
 	buf        [readSize]byte
 	cbuf       [8]byte
 }
@@ -69,76 +70,100 @@ func (r *reader) loop() error {
 			r.perCall.Record(0)
 			continue
 		}
-		var events, tokens, reads, writes, spurious uint64
-		for _, tag := range r.ready[:n] {
-			fd := r.rfds[tag]
-			for {
-				m, e := rawRead(fd, r.buf[:])
-				reads++
-				if e == unix.EAGAIN {
-					spurious++
-					break
-				}
-				if e != 0 {
-					return fmt.Errorf("read pipe %d (fd %d): %w", tag, fd, e)
-				}
-				if m == 0 {
-					return &EOFError{Pipe: int(tag)}
-				}
-				events++
-				k := m
-				tok := token[:]
-				if r.eventfd {
-					k = int(binary.LittleEndian.Uint64(r.buf[:8]))
-					tok = eventfdToken[:]
-				} else if r.latency {
-					k = m / 8
-					now := nanotime()
-					r.recordLatency(now, r.buf[:m])
-					tok = stamp(&r.tokBuf, now)
-				}
-				tokens += uint64(k)
-				if r.self {
-					for range k {
-						j := r.route.after(int(tag))
-						if _, e := rawWrite(r.wfds[j], tok); e != 0 {
-							return fmt.Errorf("forward token to pipe %d (fd %d): %w", j, r.wfds[j], e)
-						}
-					}
-					writes += uint64(k)
-				}
-				if !r.edge || m < readSize {
-					break
-				}
-			}
+		var b batch
+		err = r.handle(n, &b)
+		// Published even when the call failed half-way, so that the tokens
+		// it read are counted.
+		r.publish(&b)
+		if err != nil {
+			return err
 		}
-		if r.churn > 0 {
-			if err := r.churnOnce(); err != nil {
-				return err
-			}
-		}
-		if r.credit >= 0 && tokens > 0 {
-			if err := sendCredit(r.credit, &r.cbuf, tokens); err != nil {
-				return err
-			}
-			writes++
-		}
-		r.ctr.begin()
-		r.ctr.calls.Add(1)
-		r.ctr.events.Add(events)
-		r.ctr.tokens.Add(tokens)
-		r.ctr.reads.Add(reads)
-		r.ctr.writes.Add(writes)
-		if spurious > 0 {
-			r.ctr.spurious.Add(spurious)
-		}
-		if r.churn > 0 {
-			r.ctr.changes.Add(uint64(r.churn))
-		}
-		r.ctr.end()
 		r.perCall.Record(uint64(n))
 	}
 	return nil
+}
+
+// batch counts what one readiness call led to.
+type batch struct {
+	events, tokens, reads, writes, spurious, changes uint64
+}
+
+// handle reads the n ready pipes, forwards or credits their tokens and
+// churns, counting into b as it goes.
+func (r *reader) handle(n int, b *batch) error {
+	for _, tag := range r.ready[:n] {
+		fd := r.rfds[tag]
+		for {
+			m, e := rawRead(fd, r.buf[:])
+			b.reads++
+			if e == unix.EAGAIN {
+				b.spurious++
+				break
+			}
+			if e != 0 {
+				return fmt.Errorf("read %s %d (fd %d): %w", r.noun, tag, fd, e)
+			}
+			if m == 0 {
+				return &EOFError{Pipe: int(tag), Noun: r.noun}
+			}
+			b.events++
+			k := m
+			tok := token[:]
+			if r.eventfd {
+				k = int(binary.LittleEndian.Uint64(r.buf[:8]))
+				tok = eventfdToken[:]
+			} else if r.latency {
+				k = m / 8
+				now := nanotime()
+				r.recordLatency(now, r.buf[:m])
+				tok = stamp(&r.tokBuf, now)
+			}
+			b.tokens += uint64(k)
+			if r.self {
+				for range k {
+					j := r.route.after(int(tag))
+					if _, e := rawWrite(r.wfds[j], tok); e != 0 {
+						return fmt.Errorf("forward token to %s %d (fd %d): %w", r.noun, j, r.wfds[j], e)
+					}
+					b.writes++
+				}
+			}
+			if !r.edge || m < readSize {
+				break
+			}
+		}
+	}
+	if r.churn > 0 {
+		if err := r.churnOnce(); err != nil {
+			return err
+		}
+		b.changes = uint64(r.churn)
+	}
+	if r.credit >= 0 && b.tokens > 0 {
+		if err := sendCredit(r.credit, &r.cbuf, b.tokens); err != nil {
+			return err
+		}
+		b.writes++
+	}
+	r.perCall.Record(uint64(n))
+	return nil
+}
+
+// publish adds one call's counts to the counters the reporter reads.
+func (r *reader) publish(b *batch) {
+	r.ctr.begin()
+	r.ctr.calls.Add(1)
+	r.ctr.events.Add(b.events)
+	r.ctr.tokens.Add(b.tokens)
+	r.ctr.reads.Add(b.reads)
+	r.ctr.writes.Add(b.writes)
+	if b.spurious > 0 {
+		r.ctr.spurious.Add(b.spurious)
+	}
+	if b.changes > 0 {
+		r.ctr.changes.Add(b.changes)
+	}
+	r.ctr.end()
 }
 
 // churnOnce removes and re-adds churn descriptors, chosen at random.
@@ -206,10 +231,17 @@ func (r *reader) publishBypass(n uint64) {
 	r.ctr.writes.Add(n)
 }
 
-// EOFError reports a pipe whose write end was closed during the run: the
-// writer went away.
-type EOFError struct{ Pipe int }
+// EOFError reports a channel whose write end was closed during the run:
+// the writer went away.
+type EOFError struct {
+	Pipe int
+	Noun string // pipe, socket
+}
 
 func (e *EOFError) Error() string {
-	return fmt.Sprintf("pipe %d reached end of file: its writer closed it", e.Pipe)
+	noun := e.Noun
+	if noun == "" {
+		noun = "pipe"
+	}
+	return fmt.Sprintf("%s %d reached end of file: its writer closed it", noun, e.Pipe)
 }

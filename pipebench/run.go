@@ -137,7 +137,7 @@ func (r *run) setup() error {
 	}
 	if mode == WriterThread || mode == WriterProcess {
 		// Made before the pipes, so that it gets a full-sized buffer.
-		cr, cw, err := newCreditPipe(cfg.InFlight == 0)
+		cr, cw, err := newCreditPipe(cfg.InFlight == 0, cfg.InFlight)
 		if err != nil {
 			return err
 		}
@@ -299,7 +299,7 @@ func (r *run) measure() (*Result, error) {
 	rd := &reader{
 		be: r.be, rfds: r.rfds, wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes),
 		self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: &r.ctr,
-		latency: cfg.Latency, tokSize: cfg.tokenSize(), eventfd: cfg.Source == SourceEventfd,
+		latency: cfg.Latency, tokSize: cfg.tokenSize(), eventfd: cfg.Source == SourceEventfd, noun: cfg.Source.noun(),
 		churn: cfg.Churn, churnRoute: newRouter(RouteRandom, cfg.Seed^0xc4a2, cfg.Pipes),
 	}
 	if cfg.Delay > 0 {

@@ -51,6 +51,17 @@ func (s *Source) UnmarshalText(b []byte) error {
 	return err
 }
 
+// noun names one channel in messages.
+func (s Source) noun() string {
+	switch s {
+	case SourceUnix, SourceTCP:
+		return "socket"
+	case SourceEventfd:
+		return "eventfd"
+	}
+	return "pipe"
+}
+
 // fdsPerChannel is how many descriptors one channel takes in a process that
 // holds both of its ends.
 func (s Source) fdsPerChannel() int {

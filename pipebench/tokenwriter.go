@@ -31,7 +31,7 @@ func (t *TokenWriter) Sent() uint64 { return t.w.sent }
 // NewCreditPipe makes a credit pipe whose read end blocks (the writer's) and
 // whose write end never does (the readers'); it holds more credit words than
 // MaxInFlight tokens can produce.
-func NewCreditPipe() (r, w int32, err error) { return newCreditPipe(false) }
+func NewCreditPipe() (r, w int32, err error) { return newCreditPipe(false, MaxInFlight) }
 
 // SendCredits returns c tokens' credit to the writer in one 8-byte write,
 // which the kernel keeps whole however many readers share the pipe.

@@ -125,15 +125,23 @@ const creditPipeSize = 1 << 16
 // newCreditPipe makes the reader-to-writer credit pipe. Its write end is
 // non-blocking for the reader; its read end blocks the writer unless
 // unbounded is set (then the writer only looks for the stop word).
-func newCreditPipe(unbounded bool) (r, w int32, err error) {
+//
+// At most one credit word per token in flight, and the stop word, wait in
+// it; a user over pipe-user-pages-soft cannot grow a pipe past two pages,
+// which is still enough for up to 1022 tokens in flight.
+func newCreditPipe(unbounded bool, inFlight int) (r, w int32, err error) {
 	var p [2]int
 	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
 		return -1, -1, fmt.Errorf("make credit pipe: %w", err)
 	}
 	closeBoth := func() { unix.Close(p[0]); unix.Close(p[1]) }
 	if _, err := unix.FcntlInt(uintptr(p[1]), unix.F_SETPIPE_SZ, creditPipeSize); err != nil {
-		closeBoth()
-		return -1, -1, fmt.Errorf("size credit pipe to %d bytes: %w", creditPipeSize, err)
+		size, gerr := unix.FcntlInt(uintptr(p[1]), unix.F_GETPIPE_SZ, 0)
+		if need := 8 * (inFlight + 2); gerr != nil || size < need {
+			closeBoth()
+			return -1, -1, fmt.Errorf("the credit pipe holds %d bytes, fewer than the %d that %d tokens in flight may need, and cannot grow to %d (%w): this user is over /proc/sys/fs/pipe-user-pages-soft; use a smaller -l or close other pipes",
+				size, need, inFlight, creditPipeSize, err)
+		}
 	}
 	if err := unix.SetNonblock(p[1], true); err != nil {
 		closeBoth()
