@@ -67,7 +67,7 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 	fs.Var(choiceFlag{&rf.route, func(s string) error { _, err := pipebench.ParseRoute(s); return err }}, "route", "next pipe for a token: random (seeded xorshift) or next (i+1)")
 	fs.Var(durationFlag{&rf.duration, time.Millisecond, "runs until interrupted", maxDuration}, "d", "measured duration")
 	fs.Var(durationFlag{&rf.interval, 10 * time.Millisecond, "", time.Hour}, "i", "reporting interval")
-	fs.Uint64Var(&rf.seed, "seed", 1, "seed of the random route")
+	fs.Var(uintFlag{&rf.seed}, "seed", "seed of the random route")
 	fs.Var(intFlag{&rf.warmup, 0, 1000, "intervals"}, "warmup", "leading intervals left out of the summary (0 keeps them all)")
 	fs.BoolVar(&rf.latency, "latency", false, "record each token's write-to-read time (8-byte tokens; a clock read per event and per write)")
 	rf.source = "pipe"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -64,6 +65,25 @@ func (f durationFlag) Set(s string) error {
 		return fmt.Errorf("%s", allowed)
 	}
 	*f.v = d
+	return nil
+}
+
+// uintFlag is an unsigned 64-bit number, refused with what is allowed.
+type uintFlag struct{ v *uint64 }
+
+func (f uintFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return strconv.FormatUint(*f.v, 10)
+}
+
+func (f uintFlag) Set(s string) error {
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return fmt.Errorf("want a whole number from 0 to %d", uint64(math.MaxUint64))
+	}
+	*f.v = n
 	return nil
 }
 

@@ -101,6 +101,7 @@ func TestBadInput(t *testing.T) {
 		{"top-not-a-profile", "top testdata/errors/top-not-a-profile.golden"},
 		{"format-unknown", "-format xml"},
 		{"unix-inflight", "-fd unix -l 300"},
+		{"seed-negative", "-seed -1"},
 		{"warmup-all", "-d 1s"},
 		{"warmup-too-many", "-d 3s -warmup 3"},
 		{"output-same-as-profile", "-o /tmp/pipebench-same.pb -cpuprofile /tmp/pipebench-same.pb"},

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/google/pprof/profile"
 
 	"github.com/pipebench/pipebench/perfprof"
+	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/proftop"
 )
 
@@ -28,7 +30,14 @@ func topCommand(args []string, stdout, stderr io.Writer, _ <-chan struct{}) int 
 	fs.SetOutput(io.Discard)
 	rows := topRows
 	fs.Var(intFlag{&rows, 1, 1000000, "rows"}, "rows", "symbols to show")
-	role := fs.String("role", "", "count only the samples of this role: reader, writer, reader+writer, other")
+	roles := []string{pipebench.RoleReader, pipebench.RoleWriter, pipebench.RoleSelf, perfprof.OtherRole}
+	role := new(string)
+	fs.Var(choiceFlag{role, func(s string) error {
+		if !slices.Contains(roles, s) {
+			return fmt.Errorf("unknown role %q: want %s", s, strings.Join(roles, ", "))
+		}
+		return nil
+	}}, "role", "count only the samples of this role: "+strings.Join(roles, ", "))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stdout, "usage: pipebench top [-rows N] [-role ROLE] FILE\n\nPrints the symbols in which a profile's samples were taken (flat, self time), as oprofile did.\n\n")
