@@ -115,7 +115,14 @@ func writerProcessMain(ctl int) (err error) {
 	if rep.Process, err = pr.stop(); err != nil {
 		return err
 	}
-	return sendMsg(ctl, msgReport, rep, nil)
+	if err := sendMsg(ctl, msgReport, rep, nil); err != nil {
+		return err
+	}
+	// Keep the write ends open until the reader has drained the pipes and
+	// closed the control socket: a pipe whose writer is gone reads as end
+	// of file, which the reader takes for the writer's death.
+	_, _, _, _ = recvMsg(ctl, -1)
+	return nil
 }
 
 // writerProcess is the reader's handle on its writer process.
@@ -245,13 +252,14 @@ func (p *writerProcess) await(want byte, timeout time.Duration, stop <-chan stru
 // close ends the process (killing it if it has not exited within wait) and
 // releases the control socket.
 func (p *writerProcess) close(wait time.Duration) {
+	// Closing the control socket is what lets a finished writer exit.
+	unix.Close(p.ctl)
 	select {
 	case <-p.done:
 	case <-time.After(wait):
 		_ = p.cmd.Process.Kill()
 		<-p.done
 	}
-	unix.Close(p.ctl)
 }
 
 // kill ends the process now.

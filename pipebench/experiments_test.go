@@ -137,3 +137,42 @@ func TestRunExperimentConfigErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestRunEdgeTriggeredOnePipe: with one pipe, every token an edge-triggered
+// reader forwards lands in the pipe it is draining; the run must still end,
+// count no false reports and lose nothing.
+func TestRunEdgeTriggeredOnePipe(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Pipes, cfg.InFlight, cfg.Writer, cfg.Backend = 1, 2048, pipebench.WriterSelf, &epoll.EdgeFactory
+	done := make(chan struct{})
+	var res *pipebench.Result
+	var err error
+	go func() { res, err = pipebench.Run(cfg); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("an edge-triggered run over one pipe did not end")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounting(t, res)
+	if res.Totals.Spurious != 0 {
+		t.Errorf("%d spurious reports from draining reads", res.Totals.Spurious)
+	}
+}
+
+// TestRunRouteNextSpreads: the next route sends the tokens of one read to
+// successive pipes, so that -l tokens stay -l tokens.
+func TestRunRouteNextSpreads(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Pipes, cfg.InFlight, cfg.Writer, cfg.Route = 50, 50, pipebench.WriterSelf, pipebench.RouteNext
+	res, err := pipebench.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounting(t, res)
+	if spc := float64(res.Totals.Events) / float64(res.Totals.Calls-res.Totals.EmptyCalls); spc < 5 {
+		t.Errorf("50 tokens over 50 pipes on the next route gave %v samples per call: they travel as one", spc)
+	}
+}

@@ -9,13 +9,14 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/poll"
 	fdselect "github.com/pipebench/pipebench/select"
+	"github.com/pipebench/pipebench/uring"
 )
 
 // TestLoopAllocatesNothing runs the reader's hot loop on real pipes with
 // tokens in flight and checks that a thousand readiness calls, with their
 // reads and forwarding writes, allocate nothing.
 func TestLoopAllocatesNothing(t *testing.T) {
-	for _, f := range []*pipebench.Factory{&poll.Factory, &fdselect.Factory, &epoll.LevelFactory, &epoll.EdgeFactory, &epoll.OneShotFactory} {
+	for _, f := range []*pipebench.Factory{&poll.Factory, &fdselect.Factory, &epoll.LevelFactory, &epoll.EdgeFactory, &epoll.OneShotFactory, &uring.Factory, &uring.OneShotFactory} {
 		t.Run(f.Name, func(t *testing.T) {
 			const pipes, inFlight = 64, 8
 			be, err := f.Open(pipebench.Options{Pipes: pipes, MaxFD: 1 << 16})

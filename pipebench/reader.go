@@ -93,11 +93,21 @@ type batch struct {
 func (r *reader) handle(n int, b *batch) error {
 	for _, tag := range r.ready[:n] {
 		fd := r.rfds[tag]
-		for {
+		// An edge-triggered backend's pipe is read until a short read; its
+		// tokens are forwarded after that, so that a token forwarded to the
+		// pipe being read (always, with one pipe) cannot keep the loop
+		// reading forever: its write raises the next edge instead.
+		var k int
+		var tok []byte
+		for first := true; ; first = false {
 			m, e := rawRead(fd, r.buf[:])
 			b.reads++
 			if e == unix.EAGAIN {
-				b.spurious++
+				// Only a first read that finds nothing is a false report;
+				// an edge-triggered drain ends on EAGAIN by design.
+				if first {
+					b.spurious++
+				}
 				break
 			}
 			if e != 0 {
@@ -107,29 +117,35 @@ func (r *reader) handle(n int, b *batch) error {
 				return &EOFError{Pipe: int(tag), Noun: r.noun}
 			}
 			b.events++
-			k := m
-			tok := token[:]
+			got := m
+			tok = token[:]
 			if r.eventfd {
-				k = int(binary.LittleEndian.Uint64(r.buf[:8]))
+				got = int(binary.LittleEndian.Uint64(r.buf[:8]))
 				tok = eventfdToken[:]
 			} else if r.latency {
-				k = m / 8
+				got = m / 8
 				now := nanotime()
 				r.recordLatency(now, r.buf[:m])
 				tok = stamp(&r.tokBuf, now)
 			}
-			b.tokens += uint64(k)
-			if r.self {
-				for range k {
-					j := r.route.after(int(tag))
-					if _, e := rawWrite(r.wfds[j], tok); e != 0 {
-						return fmt.Errorf("forward token to %s %d (fd %d): %w", r.noun, j, r.wfds[j], e)
-					}
-					b.writes++
-				}
-			}
-			if !r.edge || m < readSize {
+			b.tokens += uint64(got)
+			k += got
+			if !r.edge || m < readSize || r.stop.Load() {
 				break
+			}
+		}
+		if r.self && k > 0 {
+			// The next route spreads a read's tokens over i+1, i+2, ...,
+			// so that tokens that arrived together do not travel as one.
+			j := r.route.after(int(tag))
+			for t := range k {
+				if t > 0 {
+					j = r.route.pick()
+				}
+				if _, e := rawWrite(r.wfds[j], tok); e != 0 {
+					return fmt.Errorf("forward token to %s %d (fd %d): %w", r.noun, j, r.wfds[j], e)
+				}
+				b.writes++
 			}
 		}
 	}

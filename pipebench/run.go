@@ -167,15 +167,9 @@ func (r *run) setup() error {
 		}
 		r.res.Setup.WriterTID = ready.TID
 	}
-	if mode == WriterSelf {
-		route := newRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
-		prime := writer{latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd}
-		for range cfg.InFlight {
-			j := route.pick()
-			if _, e := rawWrite(r.wfds[j], prime.token()); e != 0 {
-				return fmt.Errorf("prime token into pipe %d: %w", j, e)
-			}
-			r.primed++
+	if mode == WriterSelf && !cfg.Latency {
+		if err := r.prime(); err != nil {
+			return err
 		}
 	}
 	wtid := r.res.Setup.WriterTID
@@ -255,6 +249,46 @@ func (r *run) makePipes() error {
 	return nil
 }
 
+// read runs the reading side for the measured window: the bypass, a
+// driver, or the reader's loop over Wait.
+func (r *run) read(rd *reader) error {
+	cfg := &r.cfg
+	if r.plan.Writer == WriterSelf && cfg.Latency {
+		if err := r.prime(); err != nil {
+			return err
+		}
+	}
+	if cfg.Bypass {
+		at := make([]int32, cfg.InFlight)
+		route := newRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
+		for k := range at {
+			at[k] = int32(route.pick())
+		}
+		return rd.bypass(at)
+	}
+	if drv, ok := r.be.(Driver); ok {
+		return r.drive(drv, rd) // driver.go: the backend reads, no readiness call
+	}
+	return rd.loop()
+}
+
+// prime writes the self mode's tokens into their first pipes. In latency
+// mode the reader thread does it when the window opens, so that the tokens'
+// stamps do not count the setup.
+func (r *run) prime() error {
+	cfg := &r.cfg
+	route := newRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
+	w := writer{latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd}
+	for range cfg.InFlight {
+		j := route.pick()
+		if _, e := rawWrite(r.wfds[j], w.token()); e != 0 {
+			return fmt.Errorf("prime token into %s %d: %w", cfg.Source.noun(), j, e)
+		}
+		r.primed++
+	}
+	return nil
+}
+
 // growFDTable makes the kernel size this process's descriptor table for
 // want descriptors at once. Left to grow as pipes are made, the table
 // doubles a dozen times, and in a process with more than one thread each
@@ -326,19 +360,7 @@ func (r *run) measure() (*Result, error) {
 		defer runtime.UnlockOSThread()
 		<-start
 		u := startUsage(unix.RUSAGE_THREAD)
-		var err error
-		if cfg.Bypass {
-			at := make([]int32, cfg.InFlight)
-			route := newRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
-			for k := range at {
-				at[k] = int32(route.pick())
-			}
-			err = rd.bypass(at)
-		} else if drv, ok := r.be.(Driver); ok {
-			err = r.drive(drv, rd) // driver.go: the backend reads, no readiness call
-		} else {
-			err = rd.loop()
-		}
+		err := r.read(rd)
 		r.res.ReaderThread, _ = u.stop()
 		if err != nil {
 			readerErr = err
@@ -397,6 +419,14 @@ func (r *run) measure() (*Result, error) {
 
 	r.report(t0, ctl0, readDone)
 	r.end()
+	// Stop the writer now, so that it writes nothing after the window.
+	var sentUnknown bool
+	if r.plan.Writer == WriterThread || r.plan.Writer == WriterProcess {
+		var sb [8]byte
+		if err := sendCredit(r.creditW, &sb, stopCredit); err != nil {
+			r.fail(fmt.Errorf("tell the writer to stop: %w", err))
+		}
+	}
 	<-readDone
 	r.res.Elapsed = time.Since(t0)
 	if cfg.OnDone != nil {
@@ -408,14 +438,7 @@ func (r *run) measure() (*Result, error) {
 	final.Ctl = r.ctlNow() - ctl0
 	r.res.Totals = final
 
-	// Stop the writer, then drain what it left in the pipes.
-	var sentUnknown bool
-	if r.plan.Writer == WriterThread || r.plan.Writer == WriterProcess {
-		var sb [8]byte
-		if err := sendCredit(r.creditW, &sb, stopCredit); err != nil {
-			r.fail(fmt.Errorf("tell the writer to stop: %w", err))
-		}
-	}
+	// Wait for the writer's count, then drain what is left in the pipes.
 	switch r.plan.Writer {
 	case WriterThread:
 		wg.Wait()

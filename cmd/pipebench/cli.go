@@ -108,6 +108,9 @@ func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
 	if c.Duration > 0 && c.Interval > c.Duration {
 		return c, fmt.Errorf("-i %v is longer than -d %v: want an interval no longer than the duration", c.Interval, c.Duration)
 	}
+	if c.Duration > 0 && c.Duration%c.Interval != 0 {
+		return c, fmt.Errorf("-d %v is not a whole number of -i %v intervals: want -d a multiple of -i", c.Duration, c.Interval)
+	}
 	if err := c.Validate(); err != nil {
 		return c, err
 	}

@@ -102,6 +102,7 @@ func TestBadInput(t *testing.T) {
 		{"format-unknown", "-format xml"},
 		{"unix-inflight", "-fd unix -l 300"},
 		{"seed-negative", "-seed -1"},
+		{"duration-not-whole-intervals", "-d 1500ms -i 1s"},
 		{"warmup-all", "-d 1s"},
 		{"warmup-too-many", "-d 3s -warmup 3"},
 		{"output-same-as-profile", "-o /tmp/pipebench-same.pb -cpuprofile /tmp/pipebench-same.pb"},
