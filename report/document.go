@@ -65,7 +65,9 @@ func (d *Document) AddRun(res *pipebench.Result, err error) *Run {
 	d.Runs = append(d.Runs, r)
 	sums := make([]Summary, 0, len(d.Runs))
 	for _, x := range d.Runs {
-		if x.Result != nil {
+		// A run cut short by an interrupt is reported, but it is not a
+		// sample of the configuration among full runs.
+		if x.Result != nil && !(x.Interrupted && len(d.Runs) > 1) {
 			sums = append(sums, x.Summary)
 		}
 	}
