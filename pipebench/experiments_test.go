@@ -144,15 +144,7 @@ func TestRunExperimentConfigErrors(t *testing.T) {
 func TestRunEdgeTriggeredOnePipe(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Pipes, cfg.InFlight, cfg.Writer, cfg.Backend = 1, 2048, pipebench.WriterSelf, &epoll.EdgeFactory
-	done := make(chan struct{})
-	var res *pipebench.Result
-	var err error
-	go func() { res, err = pipebench.Run(cfg); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("an edge-triggered run over one pipe did not end")
-	}
+	res, err := runWithin(t, cfg, 20*time.Second, "(edge-triggered, one pipe)")
 	if err != nil {
 		t.Fatal(err)
 	}

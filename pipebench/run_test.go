@@ -141,15 +141,7 @@ func TestRunInterrupted(t *testing.T) {
 			close(stop)
 		}
 	}
-	done := make(chan struct{})
-	var res *pipebench.Result
-	var err error
-	go func() { res, err = pipebench.Run(cfg); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		t.Fatal("run did not end after Stop was closed")
-	}
+	res, err := runWithin(t, cfg, 20*time.Second, "after Stop was closed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,6 +149,22 @@ func TestRunInterrupted(t *testing.T) {
 		t.Errorf("interrupted %v after %d intervals; want true after 2", res.Interrupted, len(res.Intervals))
 	}
 	checkAccounting(t, res)
+}
+
+// runWithin runs cfg and fails the test, saying when, if the run has not
+// ended within d: a hang is a failure, not a timeout of the test binary.
+func runWithin(t *testing.T, cfg pipebench.Config, d time.Duration, when string) (*pipebench.Result, error) {
+	t.Helper()
+	done := make(chan struct{})
+	var res *pipebench.Result
+	var err error
+	go func() { res, err = pipebench.Run(cfg); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("the run did not end within %v %s", d, when)
+	}
+	return res, err
 }
 
 // childPIDs lists this process's children.

@@ -3,10 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
+	"github.com/pipebench/pipebench/internal/golden"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,27 +15,6 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n--- got\n%s--- want\n%s", path, got, want)
-	}
-}
 
 // fixture is a hand-made result: 4 intervals of 1 s with known counts.
 func fixture() *pipebench.Result {
@@ -163,7 +140,7 @@ func render(t *testing.T, format string, d *Document, res *pipebench.Result) []b
 func TestFormatsGolden(t *testing.T) {
 	for _, f := range Formats {
 		t.Run(f, func(t *testing.T) {
-			golden(t, "fixture."+f, render(t, f, fixtureDoc(), fixture()))
+			golden.Check(t, "fixture."+f, render(t, f, fixtureDoc(), fixture()))
 		})
 	}
 }

@@ -2,9 +2,8 @@ package main
 
 import (
 	"bytes"
-	"flag"
+	"github.com/pipebench/pipebench/internal/golden"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -13,36 +12,12 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
-
 // TestMain lets this test binary serve as its own writer process and herd
 // waiter process.
 func TestMain(m *testing.M) {
 	pipebench.RunWriterProcessIfAsked()
 	herd.RunWaiterProcessIfAsked()
 	os.Exit(m.Run())
-}
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n--- got\n%s--- want\n%s", path, got, want)
-	}
 }
 
 // numbers hides what changes from run to run, so that golden files hold the
@@ -135,24 +110,33 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := invoke(t, strings.Fields(c.args)...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
-			}
-			if stdout != "" {
-				t.Errorf("bad input printed to stdout: %q", stdout)
-			}
-			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "pipebench: ") {
-				t.Errorf("want one line starting with 'pipebench: ', got %q", stderr)
-			}
+			stderr := badInput(t, c.args, "pipebench: ")
 			got := []byte("$ pipebench " + c.args + "\n" + stderr)
 			if strings.HasPrefix(c.name, "limit-") || c.name == "cpu-not-allowed" {
 				// The counts depend on the descriptors this process inherited.
 				got = shape(got)
 			}
-			golden(t, "errors/"+c.name+".golden", got)
+			golden.Check(t, "errors/"+c.name+".golden", got)
 		})
 	}
+}
+
+// badInput runs args, which must be refused before any work: exit status 2,
+// nothing on stdout, one line on stderr starting with prefix. It returns
+// that line.
+func badInput(t *testing.T, args, prefix string) string {
+	t.Helper()
+	code, stdout, stderr := invoke(t, strings.Fields(args)...)
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d", code, exitUsage)
+	}
+	if stdout != "" {
+		t.Errorf("bad input printed to stdout: %q", stdout)
+	}
+	if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, prefix) {
+		t.Errorf("want one line starting with %q, got %q", prefix, stderr)
+	}
+	return stderr
 }
 
 func TestHelp(t *testing.T) {
@@ -199,7 +183,7 @@ func TestOutputShape(t *testing.T) {
 					kept = append(kept, l)
 				}
 			}
-			golden(t, "output/"+c.name+".golden", shape([]byte("$ pipebench "+c.args+"\n"+strings.Join(kept, "\n"))))
+			golden.Check(t, "output/"+c.name+".golden", shape([]byte("$ pipebench "+c.args+"\n"+strings.Join(kept, "\n"))))
 		})
 	}
 }

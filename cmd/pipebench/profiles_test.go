@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/pipebench/pipebench/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -138,7 +139,7 @@ func TestKprofileWithoutPerf(t *testing.T) {
 		t.Error("the refused run left its profile file behind")
 	}
 	t.Chdir(wd)
-	golden(t, "errors/kprofile-no-perf.golden", []byte("$ pipebench "+args+"\n"+stderr))
+	golden.Check(t, "errors/kprofile-no-perf.golden", []byte("$ pipebench "+args+"\n"+stderr))
 }
 
 // TestTopCommand prints the tables of the perf fixture, converted.
@@ -177,7 +178,7 @@ func TestTopCommand(t *testing.T) {
 		out = append(out, "$ pipebench "+c.args+"\n"+stdout...)
 	}
 	t.Chdir(wd)
-	golden(t, "output/top.golden", out)
+	golden.Check(t, "output/top.golden", out)
 }
 
 func getwd(t *testing.T) string {

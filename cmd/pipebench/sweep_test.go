@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"github.com/pipebench/pipebench/internal/golden"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -39,21 +40,12 @@ func TestSweepBadInput(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			code, stdout, stderr := invoke(t, strings.Fields(c.args)...)
-			if code != exitUsage {
-				t.Errorf("exit %d, want %d", code, exitUsage)
-			}
-			if stdout != "" {
-				t.Errorf("bad input printed to stdout: %q", stdout)
-			}
-			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "pipebench: sweep: ") {
-				t.Errorf("want one line starting with 'pipebench: sweep: ', got %q", stderr)
-			}
+			stderr := badInput(t, c.args, "pipebench: sweep: ")
 			if _, err := os.Stat("scaling.svg"); err == nil {
 				os.Remove("scaling.svg")
 				t.Errorf("bad input left a plot file behind")
 			}
-			golden(t, "errors/"+c.name+".golden", []byte("$ pipebench "+c.args+"\n"+stderr))
+			golden.Check(t, "errors/"+c.name+".golden", []byte("$ pipebench "+c.args+"\n"+stderr))
 		})
 	}
 }
