@@ -53,7 +53,7 @@ func writerProcessMain(ctl int) (err error) {
 		return err
 	}
 	if kind != msgSetup {
-		return fmt.Errorf("expected setup message, got %q", kind)
+		return fmt.Errorf("expected a setup message, got %s", msgName(kind))
 	}
 	var s writerSetup
 	if err := json.Unmarshal(body, &s); err != nil {
@@ -72,7 +72,7 @@ func writerProcessMain(ctl int) (err error) {
 			return err
 		}
 		if kind != msgFDs {
-			return fmt.Errorf("expected descriptors, got %q", kind)
+			return fmt.Errorf("expected descriptors, got %s", msgName(kind))
 		}
 		var b fdBatch
 		if err := json.Unmarshal(body, &b); err != nil {
@@ -101,7 +101,7 @@ func writerProcessMain(ctl int) (err error) {
 		return err
 	}
 	if kind != msgStart {
-		return fmt.Errorf("expected start, got %q", kind)
+		return fmt.Errorf("expected start, got %s", msgName(kind))
 	}
 	th := startUsage(unix.RUSAGE_THREAD)
 	pr := startUsage(unix.RUSAGE_SELF)
@@ -246,7 +246,7 @@ func (p *writerProcess) await(want byte, timeout time.Duration, stop <-chan stru
 		_ = json.Unmarshal(body, &r)
 		return nil, fmt.Errorf("writer process %d failed: %s", p.cmd.Process.Pid, r.Error)
 	}
-	return nil, fmt.Errorf("writer process sent %q, expected %q", kind, want)
+	return nil, fmt.Errorf("writer process sent a %s message, expected %s", msgName(kind), msgName(want))
 }
 
 // close ends the process (killing it if it has not exited within wait) and

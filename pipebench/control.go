@@ -54,6 +54,19 @@ type writerReport struct {
 	Process Usage `json:"process"`
 }
 
+// msgNames name the kinds in errors.
+var msgNames = map[byte]string{
+	msgSetup: "setup", msgFDs: "descriptors", msgStart: "start",
+	msgReady: "ready", msgReport: "report", msgError: "error",
+}
+
+func msgName(kind byte) string {
+	if n, ok := msgNames[kind]; ok {
+		return n
+	}
+	return fmt.Sprintf("unknown (%q)", kind)
+}
+
 const maxMsg = 64 << 10
 
 func sendMsg(fd int, kind byte, body any, fds []int) error {
@@ -61,7 +74,7 @@ func sendMsg(fd int, kind byte, body any, fds []int) error {
 	if body != nil {
 		j, err := json.Marshal(body)
 		if err != nil {
-			return fmt.Errorf("encode %c message: %w", kind, err)
+			return fmt.Errorf("encode %s message: %w", msgName(kind), err)
 		}
 		b = append(b, j...)
 	}
@@ -75,7 +88,7 @@ func sendMsg(fd int, kind byte, body any, fds []int) error {
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("send %c message: %w", kind, err)
+			return fmt.Errorf("send %s message to the writer process: %w", msgName(kind), err)
 		}
 		return nil
 	}

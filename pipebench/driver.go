@@ -136,8 +136,13 @@ func (w *Worker) Got(pipe int, b []byte) error {
 	}
 	var writes uint64
 	if d.self {
-		for range n {
-			j := w.route.after(pipe)
+		// As the reader does: the next route spreads a read's tokens over
+		// pipe+1, pipe+2, ...
+		j := w.route.after(pipe)
+		for t := range n {
+			if t > 0 {
+				j = w.route.pick()
+			}
 			if _, e := rawWrite(d.wfds[j], tok); e != 0 {
 				return fmt.Errorf("forward token from pipe %d to pipe %d (fd %d): %w", pipe, j, d.wfds[j], e)
 			}

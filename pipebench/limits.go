@@ -134,7 +134,9 @@ func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
 	}
 	switch mode {
 	case WriterSelf, WriterThread:
-		if c.Bypass || c.InFlight == 0 && mode == WriterSelf {
+		// A writer process helps only when the reader and writer hold
+		// different descriptors (not an eventfd's one).
+		if c.Bypass || c.InFlight == 0 && mode == WriterSelf || c.Source.shared() {
 			e.Remedy = fmt.Sprintf("use -n %d or less, or raise the hard limit (ulimit -Hn, needs CAP_SYS_RESOURCE)", maxPipes(mode))
 		} else {
 			e.Remedy = fmt.Sprintf("use -n %d or less, or -writer process (each process then holds about -n descriptors), or raise the hard limit (needs CAP_SYS_RESOURCE)", maxPipes(mode))
