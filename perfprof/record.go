@@ -179,7 +179,11 @@ func (r *Recorder) exited(err error) error {
 func (r *Recorder) Stop() error {
 	select {
 	case <-r.done:
-		return fmt.Errorf("perf record ended early: %v: %s", r.err, said(r.stderr.Bytes(), r.err))
+		msg := fmt.Sprintf("perf record ended early: %v", r.err)
+		if out := said(r.stderr.Bytes(), nil); out != "<nil>" {
+			msg += ": " + out
+		}
+		return errors.New(msg)
 	default:
 	}
 	if err := r.command("disable"); err != nil {
