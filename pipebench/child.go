@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -264,5 +263,3 @@ func (p *writerProcess) close(wait time.Duration) {
 
 // kill ends the process now.
 func (p *writerProcess) kill() { _ = p.cmd.Process.Kill() }
-
-func (p *writerProcess) pid() string { return strconv.Itoa(p.cmd.Process.Pid) }

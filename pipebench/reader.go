@@ -63,10 +63,7 @@ func (r *reader) loop() error {
 			return fmt.Errorf("readiness call: %w", err)
 		}
 		if n == 0 {
-			r.ctr.begin()
-			r.ctr.calls.Add(1)
-			r.ctr.empty.Add(1)
-			r.ctr.end()
+			r.publish(&batch{empty: 1})
 			r.perCall.Record(0)
 			continue
 		}
@@ -86,6 +83,7 @@ func (r *reader) loop() error {
 // batch counts what one readiness call led to.
 type batch struct {
 	events, tokens, reads, writes, spurious, changes uint64
+	empty                                            uint64 // 1 for a call that returned nothing
 }
 
 // handle reads the n ready pipes, forwards or credits their tokens and
@@ -178,6 +176,9 @@ func (r *reader) publish(b *batch) {
 	}
 	if b.changes > 0 {
 		r.ctr.changes.Add(b.changes)
+	}
+	if b.empty > 0 {
+		r.ctr.empty.Add(b.empty)
 	}
 	r.ctr.end()
 }

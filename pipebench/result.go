@@ -94,18 +94,18 @@ type Result struct {
 	Tokens Tokens `json:"tokens"`
 	// WriterWrites are the writer's token writes (thread and process mode).
 	WriterWrites uint64 `json:"writer_writes"`
-	// Usage over the measured window: the reader thread, the writer thread,
-	// the reading process (all its threads) and the writer process.
 	// PerCall is the distribution of ready descriptors per readiness call
 	// (0 for an empty call) over the whole window.
 	PerCall stats.Hist `json:"-"`
 	// Latency is the write-to-read time of every token received, in
 	// nanoseconds (latency mode only).
-	Latency       stats.Hist `json:"-"`
-	ReaderThread  Usage      `json:"reader_thread"`
-	WriterThread  Usage      `json:"writer_thread"`
-	Process       Usage      `json:"process"`
-	WriterProcess Usage      `json:"writer_process"`
+	Latency stats.Hist `json:"-"`
+	// Usage over the measured window: the reader thread, the writer thread,
+	// the reading process (all its threads) and the writer process.
+	ReaderThread  Usage `json:"reader_thread"`
+	WriterThread  Usage `json:"writer_thread"`
+	Process       Usage `json:"process"`
+	WriterProcess Usage `json:"writer_process"`
 }
 
 // ErrInterrupted is returned when Stop is closed before the measured window

@@ -18,22 +18,7 @@ import (
 // work are *ConfigError or *LimitError. A run that fails after measuring
 // returns its partial result with the error.
 func Run(c Config) (*Result, error) {
-	cfg := c.withDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, &ConfigError{err}
-	}
-	limit, err := RaiseFileLimit()
-	if err != nil {
-		return nil, err
-	}
-	// The Go runtime opens its own epoll descriptor and eventfd the first
-	// time a timer is armed; make it happen now, so that they are counted.
-	time.Sleep(time.Nanosecond)
-	base, err := OpenFDs()
-	if err != nil {
-		return nil, err
-	}
-	plan, err := PlanRun(&cfg, base, limit)
+	cfg, plan, err := prepare(c, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -49,21 +34,30 @@ func Run(c Config) (*Result, error) {
 // work: a *ConfigError or a *LimitError. extraFDs are descriptors the
 // caller will open before calling Run (an output file, say).
 func Check(c Config, extraFDs int) error {
+	_, _, err := prepare(c, extraFDs)
+	return err
+}
+
+// prepare validates c, raises the descriptor limit and plans the run with
+// extraFDs more descriptors open than now, before anything is made.
+func prepare(c Config, extraFDs int) (Config, Plan, error) {
 	cfg := c.withDefaults()
 	if err := cfg.Validate(); err != nil {
-		return &ConfigError{err}
+		return cfg, Plan{}, &ConfigError{err}
 	}
 	limit, err := RaiseFileLimit()
 	if err != nil {
-		return err
+		return cfg, Plan{}, err
 	}
-	time.Sleep(time.Nanosecond) // see Run: the runtime's own descriptors
+	// The Go runtime opens its own epoll descriptor and eventfd the first
+	// time a timer is armed; make it happen now, so that they are counted.
+	time.Sleep(time.Nanosecond)
 	base, err := OpenFDs()
 	if err != nil {
-		return err
+		return cfg, Plan{}, err
 	}
-	_, err = PlanRun(&cfg, base+extraFDs, limit)
-	return err
+	plan, err := PlanRun(&cfg, base+extraFDs, limit)
+	return cfg, plan, err
 }
 
 // run holds one benchmark's resources.
