@@ -18,10 +18,16 @@ func (j *JSON) RunDone(*Run) error                     { return nil }
 
 // Finish writes the document.
 func (j *JSON) Finish(d *Document) error {
-	enc := json.NewEncoder(j.W)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(d); err != nil {
+	if err := WriteJSON(j.W, d); err != nil {
 		return fmt.Errorf("write json: %w", err)
 	}
 	return nil
+}
+
+// WriteJSON writes v indented by two spaces, with a final newline: the JSON
+// of every pipebench command.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

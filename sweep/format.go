@@ -2,11 +2,12 @@ package sweep
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/pipebench/pipebench/report"
 )
 
 // Formats are the output formats Write knows.
@@ -195,9 +196,7 @@ func WriteJSON(w io.Writer, r *Result, ratios []Ratio) error {
 	for _, ra := range ratios {
 		doc.Ratios = append(doc.Ratios, ra.String())
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
+	if err := report.WriteJSON(w, doc); err != nil {
 		return fmt.Errorf("write sweep json: %w", err)
 	}
 	return nil

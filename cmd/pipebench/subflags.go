@@ -1,13 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/pipebench/pipebench/report"
 )
 
 // parseSub parses a subcommand's flags. It prints the help and returns
@@ -59,7 +60,7 @@ func finish(name string, stdout, stderr io.Writer, format string, doc docWriter,
 	if doc != nil {
 		switch format {
 		case "json":
-			werr = writeJSON(stdout, doc)
+			werr = report.WriteJSON(stdout, doc)
 		case "csv":
 			werr = doc.writeCSV(stdout)
 		default:
@@ -75,11 +76,4 @@ func finish(name string, stdout, stderr io.Writer, format string, doc docWriter,
 		return exitFailed
 	}
 	return exitOK
-}
-
-// writeJSON writes v indented, with a final newline.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
