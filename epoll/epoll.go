@@ -40,12 +40,13 @@ type backend struct {
 }
 
 // wait is one epoll_pwait with no signal mask (epoll_wait where it exists,
-// and the only form on arm64). It calls the standard library's Syscall6
-// itself: x/sys's EpollWait reaches the same function through an assembly
-// jump, a frame that cost about 1% of evts/sec at one event per call against
-// the C yardstick. Syscall6, not RawSyscall6: the call blocks.
+// and the only form on arm64). It blocks as the Backend contract says a
+// wait call must: a raw system call that keeps this thread's P. It calls the
+// standard library's RawSyscall6 itself: x/sys's wrappers reach the same
+// function through an assembly jump, a frame that cost about 1% of evts/sec
+// at one event per call against the C yardstick.
 func (b *backend) wait(events []unix.EpollEvent, msec int) (int, error) {
-	r, _, e := syscall.Syscall6(unix.SYS_EPOLL_PWAIT, uintptr(b.epfd), uintptr(unsafe.Pointer(&events[0])),
+	r, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(b.epfd), uintptr(unsafe.Pointer(&events[0])),
 		uintptr(len(events)), uintptr(msec), 0, 0)
 	if e != 0 {
 		return 0, e

@@ -10,13 +10,15 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/osthread"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
 // Run measures every setting of c.Exclusive in turn, each on a fresh set of
-// pipes and waiters. In threads mode it raises GOMAXPROCS to Waiters+2 for
-// the run (a waiter process has 2 of its own), so that the Go scheduler does
-// not put waiters to sleep waiting for a P. Errors found before any work are *ConfigError or
+// pipes and waiters. It raises GOMAXPROCS by one P for the writer thread
+// and, in threads mode, one for each waiter (a waiter process has 2 of its
+// own), so that the Go scheduler does not put waiters to sleep waiting for
+// a P. Errors found before any work are *ConfigError or
 // *LimitError. A setting that fails ends the run: the result holds the
 // settings measured so far (the failed one included, when it measured
 // anything) with the error.
@@ -39,15 +41,16 @@ func Run(c Config) (*Result, error) {
 	if err := plan(&cfg, base, limit, maxUserWatches()); err != nil {
 		return nil, err
 	}
+	// The writer thread waits for credits in a raw system call and keeps
+	// its P (internal/osthread); a waiter thread returning from epoll_wait
+	// must find a P at once: queueing for one would add the Go scheduler's
+	// own sleeps and wake-ups to the herd's. Each gets a P lent for the run.
+	lend := 1
 	if cfg.Mode == Threads {
-		// A waiter thread returning from epoll_wait must find a P at once:
-		// queueing for one would add the Go scheduler's own sleeps and
-		// wake-ups to the herd's.
-		if prev := runtime.GOMAXPROCS(0); prev < cfg.Waiters+2 {
-			runtime.GOMAXPROCS(cfg.Waiters + 2)
-			defer runtime.GOMAXPROCS(prev)
-		}
+		lend += cfg.Waiters
 	}
+	_, release := osthread.LendPs(lend)
+	defer release()
 	res := &Result{}
 	for _, ex := range cfg.Exclusive {
 		s := newSide(&cfg, ex, base, limit)

@@ -33,9 +33,20 @@ import (
 //	              granularity (epoll_wait counts milliseconds), never less
 //
 // n == 0 with a nil error means the timeout passed with nothing ready; a
-// ready slice with no room is an error, never a wait. EINTR
-// is retried inside Wait with the time that remains; it never reaches the
-// caller. Wait must not allocate, lock or read a clock per call beyond what
+// ready slice with no room is an error, never a wait.
+//
+// Wait sleeps in the kernel the way a C program's thread does: in a raw
+// system call (syscall.RawSyscall6), which keeps the thread's P. Through
+// syscall.Syscall the Go scheduler would take the P away from a thread that
+// sleeps and make it win one back on waking, costing 35-40% of evts/sec
+// with a writer thread. The caller runs Wait on a locked thread and lends
+// the runtime a P for it (internal/osthread.LendPs). The runtime asks a
+// running goroutine to stop (preemption, a stop-the-world) with a signal,
+// which ends the wait call with EINTR: the call must be one the kernel never
+// restarts after a signal (epoll_wait, ppoll, pselect6, io_uring_enter
+// are such), and EINTR is retried inside Wait, with the time that remains,
+// through a function call, whose prologue is where the goroutine stops; it
+// never reaches the caller. Wait must not allocate, lock or read a clock per call beyond what
 // its system call does: it is the hot loop. A descriptor reported ready and
 // not read is reported again by level-triggered backends; backends with the
 // EdgeTriggered feature report it again only when new data arrives, and the

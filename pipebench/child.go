@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pipebench/pipebench/internal/osthread"
 )
 
 // The writer process is this same binary started again with writerEnv set;
@@ -102,6 +104,9 @@ func writerProcessMain(ctl int) (err error) {
 	if kind != msgStart {
 		return fmt.Errorf("expected start, got %s", msgName(kind))
 	}
+	// The writing thread keeps its P while it waits for credits (procs.go).
+	_, release := osthread.LendPs(1)
+	defer release()
 	th := startUsage(unix.RUSAGE_THREAD)
 	pr := startUsage(unix.RUSAGE_SELF)
 	if err := w.run(); err != nil {

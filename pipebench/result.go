@@ -30,6 +30,13 @@ type Setup struct {
 	CPUs  []int         `json:"cpus,omitempty"`
 	// NoWaitCall is set when samples per call does not apply.
 	NoWaitCall bool `json:"no_wait_call"`
+	// Driver is set when the backend reads for itself on goroutines (a
+	// Driver: gonet) rather than answering the reader thread's Wait.
+	Driver bool `json:"driver,omitempty"`
+	// GOMAXPROCS is this process's during the window: what it was, plus
+	// LentPs, one P for each measured thread (procs.go).
+	GOMAXPROCS int `json:"gomaxprocs"`
+	LentPs     int `json:"lent_ps"`
 	// PID is the reading process; ReaderTID its reading thread. WriterPID
 	// and WriterTID are the writer's process and thread (equal to PID and
 	// 0 in self mode).
@@ -50,10 +57,12 @@ type Interval struct {
 	// SamplesPerCall is events per non-empty readiness call, the original's
 	// figure; 0 when there was no call (and for backends without one).
 	SamplesPerCall float64 `json:"samples_per_call"`
+	// CPU is the CPU time the threads and processes used in the interval.
+	CPU CPUTimes `json:"cpu"`
 }
 
-func newInterval(index int, d Counts, elapsed time.Duration) Interval {
-	iv := Interval{Index: index, Seconds: elapsed.Seconds(), Counts: d}
+func newInterval(index int, d Counts, elapsed time.Duration, cpu CPUTimes) Interval {
+	iv := Interval{Index: index, Seconds: elapsed.Seconds(), Counts: d, CPU: cpu}
 	if iv.Seconds > 0 {
 		iv.EventsPerSec = float64(d.Events) / iv.Seconds
 		iv.TokensPerSec = float64(d.Tokens) / iv.Seconds

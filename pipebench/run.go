@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pipebench/pipebench/internal/osthread"
 )
 
 // Run makes the pipes, measures for cfg.Duration (or until cfg.Stop), tears
@@ -27,7 +29,25 @@ func Run(c Config) (*Result, error) {
 	if err := r.setup(); err != nil {
 		return nil, err
 	}
+	n := r.measuredThreads()
+	procs, release := osthread.LendPs(n)
+	defer release()
+	r.res.Setup.GOMAXPROCS, r.res.Setup.LentPs = procs, n
 	return r.measure()
+}
+
+// measuredThreads counts this process's threads that hold a P for the whole
+// window (procs.go): the reader, unless the backend is a Driver (its thread
+// waits in the Go scheduler, not in a system call), and a writer thread.
+func (r *run) measuredThreads() int {
+	n := 0
+	if !r.isDriver() {
+		n++
+	}
+	if r.plan.Writer == WriterThread {
+		n++
+	}
+	return n
 }
 
 // Check reports, without making anything, what Run would refuse before any
@@ -173,6 +193,7 @@ func (r *run) setup() error {
 		Reason: r.plan.Reason, Took: time.Since(t0), ReaderFDs: r.plan.ReaderFDs, WriterFDs: r.plan.WriterFDs,
 		Limit: r.plan.Limit, Source: cfg.Source, Churn: cfg.Churn, Delay: cfg.Delay, CPUs: cfg.CPUs,
 		NoWaitCall: cfg.Bypass || cfg.Backend.Features.Has(NoWaitCall),
+		Driver:     r.isDriver(),
 	}
 	return nil
 }
@@ -241,6 +262,12 @@ func (r *run) makePipes() error {
 		return flush()
 	}
 	return nil
+}
+
+// isDriver says whether the backend reads for itself (a Driver).
+func (r *run) isDriver() bool {
+	_, ok := r.be.(Driver)
+	return ok
 }
 
 // read runs the reading side for the measured window: the bypass, a
@@ -392,9 +419,11 @@ func (r *run) measure() (*Result, error) {
 	if cfg.OnSetup != nil {
 		cfg.OnSetup(r.res.Setup)
 	}
+	clocks := newCPUClocks(r.res.Setup.ReaderTID, r.res.Setup.WriterTID, r.res.Setup.WriterPID)
 	procUsage := startUsage(unix.RUSAGE_SELF)
 	// Setup's registrations are not part of the measured window.
 	ctl0 := r.ctlNow()
+	cpu0 := clocks.read(CPUTimes{})
 	t0 := time.Now()
 	close(start)
 	if r.proc != nil {
@@ -411,7 +440,7 @@ func (r *run) measure() (*Result, error) {
 		}()
 	}
 
-	r.report(t0, ctl0, readDone)
+	r.report(t0, ctl0, clocks, cpu0, readDone)
 	r.end()
 	// Stop the writer now, so that it writes nothing after the window.
 	var sentUnknown bool
@@ -515,10 +544,11 @@ func (r *run) ctlNow() uint64 {
 
 // report prints an interval at every boundary until the duration is over,
 // Stop is closed, the run stalls or fails.
-func (r *run) report(t0 time.Time, ctl0 uint64, readDone <-chan struct{}) {
+func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes, readDone <-chan struct{}) {
 	cfg := &r.cfg
 	var prev Counts
 	prev.Ctl = ctl0
+	prevCPU := cpu0
 	last, lastEvent := t0, t0
 	timer := time.NewTimer(cfg.Interval)
 	defer timer.Stop()
@@ -536,8 +566,9 @@ func (r *run) report(t0 time.Time, ctl0 uint64, readDone <-chan struct{}) {
 		now := time.Now()
 		snap := r.ctr.snapshot()
 		snap.Ctl = r.ctlNow()
-		iv := newInterval(k, snap.Sub(prev), now.Sub(last))
-		prev, last = snap, now
+		cpu := clocks.read(prevCPU)
+		iv := newInterval(k, snap.Sub(prev), now.Sub(last), cpu.Sub(prevCPU))
+		prev, last, prevCPU = snap, now, cpu
 		r.res.Intervals = append(r.res.Intervals, iv)
 		if cfg.OnInterval != nil {
 			cfg.OnInterval(iv)

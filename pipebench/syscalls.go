@@ -28,12 +28,30 @@ func rawWrite(fd int32, p []byte) (int, unix.Errno) {
 	return int(r), e
 }
 
-// blockingRead may sleep in the kernel, so it goes through Syscall.
+// blockingRead reads fd, a non-blocking descriptor, sleeping in ppoll(2)
+// until it is readable. The sleep is a raw system call, as the Backend
+// contract requires of a wait call: the thread keeps its P, so the Go
+// scheduler neither hands it off nor has to win it back on wake-up.
 func blockingRead(fd int32, p []byte) (int, unix.Errno) {
 	for {
-		r, _, e := unix.Syscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-		if e != unix.EINTR {
-			return int(r), e
+		if e := awaitReadable(fd); e != 0 && e != unix.EINTR {
+			return 0, e
+		}
+		n, e := rawRead(fd, p)
+		if e != unix.EAGAIN {
+			return n, e
 		}
 	}
+}
+
+// awaitReadable sleeps until fd is readable or hung up. A signal ends the
+// sleep with EINTR; the caller's loop then calls awaitReadable again, and
+// that call's prologue is where the goroutine stops if the runtime asked it
+// to (preemption, a stop-the-world), so it is kept out of line.
+//
+//go:noinline
+func awaitReadable(fd int32) unix.Errno {
+	pfd := unix.PollFd{Fd: fd, Events: unix.POLLIN}
+	_, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, 0, 0, 0, 0)
+	return e
 }

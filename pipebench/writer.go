@@ -147,11 +147,9 @@ func newCreditPipe(unbounded bool, inFlight int) (r, w int32, err error) {
 		closeBoth()
 		return -1, -1, fmt.Errorf("credit pipe: %w", err)
 	}
-	if unbounded {
-		if err := unix.SetNonblock(p[0], true); err != nil {
-			closeBoth()
-			return -1, -1, fmt.Errorf("credit pipe: %w", err)
-		}
+	if err := unix.SetNonblock(p[0], true); err != nil {
+		closeBoth()
+		return -1, -1, fmt.Errorf("credit pipe: %w", err)
 	}
 	return int32(p[0]), int32(p[1]), nil
 }

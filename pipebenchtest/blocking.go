@@ -2,11 +2,14 @@ package pipebenchtest
 
 import (
 	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/pipebench/pipebench/internal/osthread"
 	"github.com/pipebench/pipebench/pipebench"
 	"golang.org/x/sys/unix"
 )
@@ -148,5 +151,70 @@ func (x *fixture) guard(i int) (stop func()) {
 func writeFrom(t *testing.T, fd int) {
 	if n, err := unix.Write(fd, token); n != 1 || err != nil {
 		t.Errorf("write to fd %d: n=%d err=%v", fd, n, err)
+	}
+}
+
+// checkStopTheWorld: a Wait blocked in the kernel does not hold up a
+// stop-the-world. Wait's system call keeps its thread's P (the Backend
+// contract), so the runtime's preemption signal must end the call (EINTR)
+// and the retry must give the goroutine a chance to stop: a wait call that
+// the kernel restarts after a signal (a blocking read, say) would hold
+// every goroutine until something was written. runtime.GC stops the world
+// twice; it must finish while Wait still blocks.
+//
+// If it does not, no goroutine can run to end the test, so the guard is
+// another process: a shell that writes pipe 0 after hangGuard, which ends
+// the Wait, lets the world stop, and the test fails.
+func checkStopTheWorld(t *testing.T, f pipebench.Factory) {
+	x := newFixture(t, f, 2)
+	_, release := osthread.LendPs(1)
+	defer release()
+	waited := make(chan []int, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		waited <- x.wait(-1)
+	}()
+	time.Sleep(20 * time.Millisecond) // let it block
+	guard := writeLater(t, x.pipes[0].w, hangGuard)
+	start := time.Now()
+	runtime.GC()
+	took := time.Since(start)
+	guard()
+	if took >= hangGuard {
+		t.Errorf("runtime.GC took %v, until the guard wrote a pipe: a blocked Wait holds up a stop-the-world", took.Round(time.Millisecond))
+	}
+	select {
+	case got := <-waited:
+		if took < hangGuard {
+			t.Fatalf("Wait returned %s with nothing written", x.describe(got))
+		}
+		return
+	default:
+	}
+	writeFrom(t, x.pipes[0].w)
+	if got := <-waited; len(got) != 1 || got[0] != 0 {
+		t.Fatalf("blocking wait woken by a write to pipe 0 after a GC reported %s", x.describe(got))
+	}
+}
+
+// writeLater starts a process that writes one byte into fd after d, for a
+// guard that must work while no goroutine can run. The returned stop kills
+// it (if it has not written yet) and waits for it.
+func writeLater(t *testing.T, fd int, d time.Duration) (stop func()) {
+	dup, err := unix.Dup(fd)
+	if err != nil {
+		t.Fatalf("dup fd %d: %v", fd, err)
+	}
+	w := os.NewFile(uintptr(dup), "guarded pipe")
+	defer w.Close()
+	cmd := exec.Command("/bin/sh", "-c", fmt.Sprintf("sleep %.3f; printf t >&3", d.Seconds()))
+	cmd.ExtraFiles = []*os.File{w}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start the guard process: %v", err)
+	}
+	return func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 	}
 }

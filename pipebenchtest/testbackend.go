@@ -44,6 +44,7 @@ var checks = []struct {
 	{"CloseKeepsDescriptors", checkCloseKeepsDescriptors},
 	{"WokenByWrite", checkWokenByWrite},
 	{"EINTR", checkEINTR},
+	{"StopTheWorld", checkStopTheWorld},
 	{"HighDescriptors", checkHighDescriptors},
 	{"ManyPipes", checkManyPipes},
 	{"ShortReadySlice", checkShortReadySlice},

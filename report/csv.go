@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
 )
@@ -21,6 +22,7 @@ var CSVHeader = []string{
 	"run", "interval", "backend", "pipes", "in_flight", "writer", "seconds",
 	"events", "tokens", "calls", "empty_calls", "reads", "writes", "ctl_calls", "spurious",
 	"evts_per_sec", "tokens_per_sec", "samples_per_call",
+	"reader_cpu_ns", "writer_thread_cpu_ns", "rest_cpu_ns", "process_cpu_ns", "writer_process_cpu_ns",
 	"kernel", "cpu_model", "cores", "go_version", "gomaxprocs", "clock_source", "mitigations",
 }
 
@@ -64,8 +66,26 @@ func (c *CSV) Interval(run int, iv pipebench.Interval) error {
 		u(iv.Events), u(iv.Tokens), u(iv.Calls), u(iv.EmptyCalls), u(iv.Reads), u(iv.Writes), u(iv.Ctl), u(iv.Spurious),
 		f(iv.EventsPerSec), f(iv.TokensPerSec), spc,
 	}
+	row = append(row, c.cpu(iv.CPU)...)
 	c.w.Write(append(row, c.env...))
 	return c.flush()
+}
+
+// cpu is an interval's CPU columns: the reader thread, the writer thread
+// (thread mode), the rest of this process (its other threads: the Go
+// runtime's, or a Driver's goroutines), the process, and the writer process
+// (process mode), in nanoseconds; empty where there is no such thread or
+// process.
+func (c *CSV) cpu(t pipebench.CPUTimes) []string {
+	ns := func(d time.Duration) string { return strconv.FormatInt(int64(d), 10) }
+	writer, writerProc := "", ""
+	switch c.setup.Writer {
+	case pipebench.WriterThread:
+		writer = ns(t.Writer)
+	case pipebench.WriterProcess:
+		writerProc = ns(t.WriterProcess)
+	}
+	return []string{ns(t.Reader), writer, ns(t.Rest()), ns(t.Process), writerProc}
 }
 
 func (c *CSV) RunDone(*Run) error     { return nil }

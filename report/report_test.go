@@ -47,9 +47,12 @@ func fixture() *pipebench.Result {
 	}
 	res.ReaderThread = pipebench.Usage{User: 42 * time.Millisecond, System: 420 * time.Millisecond, Voluntary: 4000, Involuntary: 40}
 	res.WriterThread = pipebench.Usage{User: 40 * time.Millisecond, System: 400 * time.Millisecond, Voluntary: 8000, Involuntary: 80}
-	res.Process = res.ReaderThread.Add(res.WriterThread)
+	res.Process = res.ReaderThread.Add(res.WriterThread).Add(fixtureRest)
 	return res
 }
+
+// fixtureRest is what the fixture's other threads (the Go runtime) used.
+var fixtureRest = pipebench.Usage{User: 3 * time.Millisecond, System: 5 * time.Millisecond, Voluntary: 300, Involuntary: 30}
 
 func fixtureDoc() *Document {
 	cfg := pipebench.Config{Pipes: 1000, InFlight: 10, Writer: pipebench.WriterAuto, Duration: 4 * time.Second, Interval: time.Second, Seed: 1,
@@ -85,11 +88,23 @@ func TestSummarizeHandComputed(t *testing.T) {
 		t.Errorf("per call %+v", s.PerCall)
 	}
 	reader := s.Costs[0]
-	if reader.Who != "reader thread" || math.Abs(reader.SystemPerEvent-1000) > 1e-9 || math.Abs(reader.VoluntaryPerSec-1000) > 1e-9 {
+	if reader.Who != "reader thread" || math.Abs(*reader.SystemPerEvent-1000) > 1e-9 || math.Abs(reader.VoluntaryPerSec-1000) > 1e-9 {
 		t.Errorf("reader cost %+v, want 1000 ns sys/event and 1000 vol cs/s", reader)
 	}
-	if len(s.Costs) != 3 {
-		t.Errorf("thread mode: want reader thread, writer thread and process costs, got %d", len(s.Costs))
+	if math.Abs(reader.CPUPerEvent-1100) > 1e-9 {
+		t.Errorf("reader cpu/event %v, want 1100 ns", reader.CPUPerEvent)
+	}
+	var who []string
+	for _, c := range s.Costs {
+		who = append(who, c.Who)
+	}
+	if strings.Join(who, ",") != "reader thread,writer thread,rest,process" {
+		t.Fatalf("thread mode cost rows %q, want reader thread, writer thread, rest, process", who)
+	}
+	checkRestAddsUp(t, s.Costs[:3], s.Costs[3])
+	// 8 ms of the rest over 420000 events.
+	if rest := s.Costs[2]; math.Abs(rest.CPUPerEvent-8e6/420000) > 1e-9 || rest.UserPerEvent != nil || rest.SystemPerEvent != nil {
+		t.Errorf("rest %+v: want %v ns cpu/event and no user/system split", rest, 8e6/420000)
 	}
 	if s.Latency != nil {
 		t.Error("latency reported without latency mode")
@@ -199,4 +214,74 @@ func TestUnknownFormat(t *testing.T) {
 	if _, err := New("xml", nil); err == nil || !strings.Contains(err.Error(), "text, json, csv or bench") {
 		t.Errorf("got %v", err)
 	}
+}
+
+// checkRestAddsUp checks that the rows of a process's threads (the last
+// being its rest) add up to the process's row.
+func checkRestAddsUp(t *testing.T, threads []Cost, process Cost) {
+	t.Helper()
+	var cpu, vol, invol float64
+	for _, c := range threads {
+		cpu += c.CPUPerEvent
+		vol += c.VoluntaryPerEvent
+		invol += c.InvoluntaryPerEvent
+	}
+	if math.Abs(cpu-process.CPUPerEvent) > 1e-6 || math.Abs(vol-process.VoluntaryPerEvent) > 1e-9 || math.Abs(invol-process.InvoluntaryPerEvent) > 1e-9 {
+		t.Errorf("threads and rest add up to cpu %v, vol %v, invol %v per event; the process row says %v, %v, %v",
+			cpu, vol, invol, process.CPUPerEvent, process.VoluntaryPerEvent, process.InvoluntaryPerEvent)
+	}
+}
+
+func TestRestRows(t *testing.T) {
+	t.Run("WarnsAboveShare", func(t *testing.T) {
+		res := fixture()
+		res.Process = res.Process.Add(pipebench.Usage{System: 30 * time.Millisecond})
+		s := Summarize(res, 1)
+		// 38 ms of 940 ms: 4.0%.
+		if got := restWarningsOf(s); len(got) != 1 || !strings.Contains(got[0], "4.0%") {
+			t.Errorf("warnings %q, want one about the process's other threads at 4.0%%", s.Warnings)
+		}
+		if got := restWarningsOf(Summarize(fixture(), 1)); len(got) != 0 {
+			t.Errorf("rest under 1%%: warnings %q, want none", got)
+		}
+	})
+	t.Run("WriterProcess", func(t *testing.T) {
+		res := fixture()
+		res.Setup.Writer = pipebench.WriterProcess
+		res.Process = res.ReaderThread.Add(fixtureRest)
+		res.WriterProcess = res.WriterThread.Add(pipebench.Usage{User: time.Millisecond, Voluntary: 100})
+		s := Summarize(res, 1)
+		var who []string
+		for _, c := range s.Costs {
+			who = append(who, c.Who)
+		}
+		if strings.Join(who, ",") != "reader thread,writer thread,rest,process,writer rest,writer process" {
+			t.Fatalf("process mode cost rows %q", who)
+		}
+		checkRestAddsUp(t, []Cost{s.Costs[0], s.Costs[2]}, s.Costs[3])
+		checkRestAddsUp(t, []Cost{s.Costs[1], s.Costs[4]}, s.Costs[5])
+	})
+	t.Run("Driver", func(t *testing.T) {
+		res := fixture()
+		res.Setup.Driver = true
+		res.Process = res.Process.Add(pipebench.Usage{System: time.Second})
+		s := Summarize(res, 1)
+		if s.Costs[2].Who != "goroutines" {
+			t.Errorf("a Driver's other threads are named %q, want goroutines", s.Costs[2].Who)
+		}
+		if got := restWarningsOf(s); len(got) != 0 {
+			t.Errorf("a Driver backend's goroutines are its reading, not overhead: warnings %q", got)
+		}
+	})
+}
+
+// restWarningsOf picks a summary's warnings about the other threads.
+func restWarningsOf(s Summary) []string {
+	var got []string
+	for _, w := range s.Warnings {
+		if strings.Contains(w, "threads other than the reader and writer") {
+			got = append(got, w)
+		}
+	}
+	return got
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
@@ -65,9 +66,15 @@ type Latency struct {
 
 // Cost is one thread's or process's CPU and scheduler cost.
 type Cost struct {
-	Who            string  `json:"who"`
-	UserPerEvent   float64 `json:"user_ns_per_event"`
-	SystemPerEvent float64 `json:"system_ns_per_event"`
+	Who string `json:"who"`
+	// CPUPerEvent is user and system time together. The split is left out
+	// (nil) for the rest of a process: the kernel apportions each thread's
+	// and each process's CPU time between user and system separately, so
+	// the process's split less its threads' is not a split of what the
+	// other threads used (it can even be negative); the total is exact.
+	CPUPerEvent    float64  `json:"cpu_ns_per_event"`
+	UserPerEvent   *float64 `json:"user_ns_per_event,omitempty"`
+	SystemPerEvent *float64 `json:"system_ns_per_event,omitempty"`
 	// Voluntary context switches (the thread slept) and involuntary ones
 	// (it was preempted), per second of the window and per event.
 	VoluntaryPerSec     float64 `json:"voluntary_ctxsw_per_sec"`
@@ -120,6 +127,7 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	if t.Spurious > 0 {
 		s.Warnings = append(s.Warnings, "the backend reported pipes ready that had nothing to read")
 	}
+	s.Warnings = append(s.Warnings, restWarnings(res)...)
 	return s
 }
 
@@ -127,10 +135,12 @@ func costs(res *pipebench.Result) []Cost {
 	events := res.Totals.Events
 	secs := res.Elapsed.Seconds()
 	one := func(who string, u pipebench.Usage) Cost {
+		user, sys := stats.PerEvent(uint64(u.User), events), stats.PerEvent(uint64(u.System), events)
 		return Cost{
 			Who:                 who,
-			UserPerEvent:        stats.PerEvent(uint64(u.User), events),
-			SystemPerEvent:      stats.PerEvent(uint64(u.System), events),
+			CPUPerEvent:         stats.PerEvent(uint64(max(u.CPU(), 0)), events),
+			UserPerEvent:        &user,
+			SystemPerEvent:      &sys,
 			VoluntaryPerSec:     stats.Rate(uint64(u.Voluntary), secs),
 			InvoluntaryPerSec:   stats.Rate(uint64(u.Involuntary), secs),
 			VoluntaryPerEvent:   stats.PerEvent(uint64(u.Voluntary), events),
@@ -140,15 +150,69 @@ func costs(res *pipebench.Result) []Cost {
 	// A writer that died before reporting left no figures: show none
 	// rather than zeros.
 	writer := !res.Tokens.SentUnknown
+	mode := res.Setup.Writer
 	c := []Cost{one("reader thread", res.ReaderThread)}
-	if writer && (res.Setup.Writer == pipebench.WriterThread || res.Setup.Writer == pipebench.WriterProcess) {
+	if writer && (mode == pipebench.WriterThread || mode == pipebench.WriterProcess) {
 		c = append(c, one("writer thread", res.WriterThread))
 	}
-	c = append(c, one("process", res.Process))
-	if writer && res.Setup.Writer == pipebench.WriterProcess {
-		c = append(c, one("writer process", res.WriterProcess))
+	restOf := func(who string, u pipebench.Usage) Cost {
+		r := one(who, u)
+		r.UserPerEvent, r.SystemPerEvent = nil, nil
+		return r
+	}
+	rest, writerRest := rests(res)
+	c = append(c, restOf(restName(res.Setup), rest), one("process", res.Process))
+	if writer && mode == pipebench.WriterProcess {
+		c = append(c, restOf("writer rest", writerRest), one("writer process", res.WriterProcess))
 	}
 	return c
+}
+
+// rests are what the threads of each process other than its reader and
+// writer used: the Go runtime (sysmon, the garbage collector), the
+// reporter, the signal handler. The second is the writer process's.
+func rests(res *pipebench.Result) (rest, writerRest pipebench.Usage) {
+	rest = res.Process.Sub(res.ReaderThread)
+	if res.Setup.Writer == pipebench.WriterThread {
+		rest = rest.Sub(res.WriterThread)
+	}
+	return rest, res.WriterProcess.Sub(res.WriterThread)
+}
+
+// restName names the row of a process's other threads. With a Driver
+// backend (gonet) the reading is done there, on the Go runtime's threads:
+// by design, not overhead.
+func restName(s pipebench.Setup) string {
+	if s.Driver {
+		return "goroutines"
+	}
+	return "rest"
+}
+
+// RestShare is the share of a process's CPU above which its threads other
+// than the reader and writer (the Go runtime's) earn a warning: the figures
+// are then not only the kernel's.
+const RestShare = 0.02
+
+// restWarnings warns, for each process, when its other threads used more
+// than RestShare of its CPU; not for a Driver backend, whose reading is
+// done by those threads.
+func restWarnings(res *pipebench.Result) []string {
+	var w []string
+	check := func(who string, rest, total pipebench.Usage) {
+		if total.CPU() > 0 && float64(rest.CPU()) > RestShare*float64(total.CPU()) {
+			w = append(w, fmt.Sprintf("%s: threads other than the reader and writer used %.1f%% of its CPU (more than %.0f%%): see README, \"The Go runtime\"",
+				who, 100*float64(rest.CPU())/float64(total.CPU()), 100*RestShare))
+		}
+	}
+	rest, writerRest := rests(res)
+	if !res.Setup.Driver {
+		check("process", rest, res.Process)
+	}
+	if res.Setup.Writer == pipebench.WriterProcess && !res.Tokens.SentUnknown {
+		check("writer process", writerRest, res.WriterProcess)
+	}
+	return w
 }
 
 // Across summarises several runs of one configuration (-count): the

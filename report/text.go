@@ -132,9 +132,9 @@ func (t *Text) RunDone(r *Run) error {
 	if ch := res.Totals.Changes; ch > 0 {
 		t.printf("churn          %d changes, %s ctl calls per change", ch, g4(float64(res.Totals.Ctl)/float64(ch)))
 	}
-	t.printf("%-16s %9s %9s %10s %10s %11s %11s", "cost", "user/evt", "sys/evt", "vol cs/s", "invol cs/s", "vol cs/evt", "invol cs/evt")
+	t.printf("%-18s %9s %9s %9s %10s %10s %11s %11s", "cost", "cpu/evt", "user/evt", "sys/evt", "vol cs/s", "invol cs/s", "vol cs/evt", "invol cs/evt")
 	for _, c := range s.Costs {
-		t.printf("  %-14s %9s %9s %10.1f %10.1f %11s %11s", c.Who, Nanos(c.UserPerEvent), Nanos(c.SystemPerEvent),
+		t.printf("  %-16s %9s %9s %9s %10.1f %10.1f %11s %11s", c.Who, Nanos(c.CPUPerEvent), optNanos(c.UserPerEvent), optNanos(c.SystemPerEvent),
 			c.VoluntaryPerSec, c.InvoluntaryPerSec, g4(c.VoluntaryPerEvent), g4(c.InvoluntaryPerEvent))
 	}
 	if l := s.Latency; l != nil {
@@ -164,15 +164,28 @@ func (t *Text) Finish(d *Document) error {
 			t.printf("warning: across runs: %s", w)
 		}
 	}
-	t.printf("machine        %s", MachineLine(d.Environment))
+	lent := 0
+	for _, r := range d.Runs {
+		if r.Result != nil {
+			lent = r.Setup.LentPs
+			break
+		}
+	}
+	t.printf("machine        %s", MachineLine(d.Environment, lent))
 	return t.err
 }
 
-// MachineLine condenses the environment to one line.
-func MachineLine(e envinfo.Environment) string {
+// MachineLine condenses the environment to one line. lent is how many Ps
+// the run added to GOMAXPROCS while it measured, one per thread that sleeps
+// in raw system calls (internal/osthread), shown as "GOMAXPROCS 2+2".
+func MachineLine(e envinfo.Environment, lent int) string {
+	procs := fmt.Sprintf("GOMAXPROCS %d", e.GOMAXPROCS)
+	if lent > 0 {
+		procs += fmt.Sprintf("+%d lent to the measured threads", lent)
+	}
 	parts := []string{
 		"Linux " + e.Kernel, e.CPUModel, fmt.Sprintf("%d cores", e.Cores), e.GoVersion,
-		fmt.Sprintf("GOMAXPROCS %d", e.GOMAXPROCS), fmt.Sprintf("fds %d/%d", e.FDSoft, e.FDHard),
+		procs, fmt.Sprintf("fds %d/%d", e.FDSoft, e.FDHard),
 		"clock " + e.ClockSource, "mitigations " + e.MitigationSummary(),
 	}
 	return strings.Join(parts, ", ")
@@ -196,6 +209,14 @@ func Nanos(x float64) string {
 		return fmt.Sprintf("%.3gms", x/1e6)
 	}
 	return fmt.Sprintf("%.3gs", x/1e9)
+}
+
+// optNanos prints Nanos, or "-" for a figure that is not given.
+func optNanos(x *float64) string {
+	if x == nil {
+		return "-"
+	}
+	return Nanos(*x)
 }
 
 func window(res *pipebench.Result) string {

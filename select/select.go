@@ -9,6 +9,7 @@ package fdselect
 import (
 	"fmt"
 	"math/bits"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -129,9 +130,8 @@ func (b *backend) pselect(timeout time.Duration) (int, error) {
 		b.ts = unix.NsecToTimespec(int64(timeout))
 		ts = &b.ts
 	}
-	// Syscall6, not RawSyscall6: the call blocks, and the scheduler must
-	// know so that it can hand this thread's P to another goroutine.
-	r, _, errno := unix.Syscall6(unix.SYS_PSELECT6, uintptr(b.nfds),
+	// A raw system call, as the Backend contract says a wait call must be.
+	r, _, errno := syscall.RawSyscall6(unix.SYS_PSELECT6, uintptr(b.nfds),
 		uintptr(unsafe.Pointer(set)), 0, 0, uintptr(unsafe.Pointer(ts)), 0)
 	if errno != 0 {
 		return 0, errno

@@ -9,6 +9,8 @@ import (
 
 	"golang.org/x/sys/unix"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/pipebench/pipebench/internal/osthread"
 )
 
 // DefaultTimeouts are the requests measured unless told otherwise.
@@ -129,6 +131,10 @@ func Run(c Config) (*Result, error) {
 	// put the slack back before the thread serves anyone else.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	// The thread sleeps in raw system calls (rawWait): lend the runtime a P
+	// for it, as the harness does for its reader.
+	_, release := osthread.LendPs(1)
+	defer release()
 	slack, err := timerSlack()
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package uring
 import (
 	"fmt"
 	"sync/atomic"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -164,6 +165,11 @@ func (r *ring) push() {
 // of entries submitted, or the error: ETIME when the timeout passed, EINTR
 // when a signal arrived. When entries were submitted the kernel returns
 // their count even if the wait then timed out or was interrupted.
+//
+// It is a raw system call, as the Backend contract requires of a wait: the
+// thread keeps its P while it sleeps. A signal ends the wait with EINTR
+// (io_uring_enter is not restarted), and Wait's loop then calls rearmAll
+// and reap, where a goroutine the runtime asked to stop does so.
 func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int, unix.Errno) {
 	var flags, argp, argsz uintptr
 	if wait {
@@ -174,7 +180,7 @@ func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int,
 			argp, argsz = uintptr(unsafe.Pointer(&r.arg)), unsafe.Sizeof(r.arg)
 		}
 	}
-	n, _, e := unix.Syscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending()), uintptr(minComplete), flags, argp, argsz)
+	n, _, e := syscall.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending()), uintptr(minComplete), flags, argp, argsz)
 	return int(n), e
 }
 

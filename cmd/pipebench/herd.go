@@ -231,7 +231,11 @@ func (d *herdDoc) writeText(w io.Writer) error {
 			tk.Sent, tk.Received, tk.Drained, tk.Lost, s.Elapsed.Round(time.Millisecond), state)
 	}
 	p("wake-ups: the waiters' voluntary context switches (sleeps ended) less timeouts; returns: waits that returned a ready pipe")
-	p("machine        %s", report.MachineLine(d.Environment))
+	lent := 0
+	if len(d.Sides) > 0 {
+		lent = d.Sides[0].Setup.GOMAXPROCS - d.Environment.GOMAXPROCS
+	}
+	p("machine        %s", report.MachineLine(d.Environment, lent))
 	return nil
 }
 

@@ -150,7 +150,7 @@ func (d timeoutDoc) writeText(w io.Writer) error {
 	if interrupted > 0 {
 		p("sleeps cut short by a signal (EINTR), discarded and taken again: %d", interrupted)
 	}
-	p("machine        %s", report.MachineLine(d.Environment))
+	p("machine        %s", report.MachineLine(d.Environment, 1)) // the measuring thread's P
 	return nil
 }
 

@@ -28,7 +28,11 @@ func RetryEINTR(timeout time.Duration, wait func(time.Duration) (int, error)) (i
 }
 
 // retry is the slow path of RetryEINTR, kept apart so that the fast path
-// stays small enough to inline.
+// stays small enough to inline, and out of line so that its prologue, run
+// after every EINTR, is where a goroutine the runtime asked to stop (the
+// signal that caused the EINTR) stops.
+//
+//go:noinline
 func retry(timeout time.Duration, wait func(time.Duration) (int, error)) (int, error) {
 	var start time.Time
 	if timeout > 0 {

@@ -1,0 +1,89 @@
+package pipebench_test
+
+import (
+	"runtime"
+	"runtime/metrics"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pipebench/pipebench/epoll"
+	"github.com/pipebench/pipebench/pipebench"
+)
+
+// TestRunLendsPs: a run adds one P to GOMAXPROCS for each thread that waits
+// in raw system calls (the reader, a writer thread) and gives them back.
+func TestRunLendsPs(t *testing.T) {
+	before := runtime.GOMAXPROCS(0)
+	for _, c := range []struct {
+		writer pipebench.WriterMode
+		lent   int
+	}{
+		{pipebench.WriterSelf, 1},
+		{pipebench.WriterThread, 2},
+		{pipebench.WriterProcess, 1},
+	} {
+		t.Run(c.writer.String(), func(t *testing.T) {
+			cfg := baseConfig()
+			cfg.Writer = c.writer
+			var during int
+			cfg.OnSetup = func(pipebench.Setup) { during = runtime.GOMAXPROCS(0) }
+			res, err := pipebench.Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Setup.LentPs != c.lent || res.Setup.GOMAXPROCS != before+c.lent || during != before+c.lent {
+				t.Errorf("lent %d Ps, GOMAXPROCS %d in the result and %d during the run; want %d lent, %d",
+					res.Setup.LentPs, res.Setup.GOMAXPROCS, during, c.lent, before+c.lent)
+			}
+			if after := runtime.GOMAXPROCS(0); after != before {
+				t.Errorf("GOMAXPROCS %d after the run, %d before", after, before)
+			}
+		})
+	}
+}
+
+// TestRunStopTheWorld: garbage collections, each stopping the world twice,
+// go on while the reader and the writer thread sleep in raw system calls
+// (which the runtime must interrupt with a signal), and the run still
+// accounts for every token. A wait the kernel restarts after a signal would
+// hang this test.
+func TestRunStopTheWorld(t *testing.T) {
+	for _, inFlight := range []int{1, 8} {
+		cfg := baseConfig()
+		cfg.Backend, cfg.Writer, cfg.InFlight = &epoll.Factories[0], pipebench.WriterThread, inFlight
+		cfg.Duration, cfg.Interval = time.Second, 100*time.Millisecond
+		quit := make(chan struct{})
+		var wg sync.WaitGroup
+		cfg.OnSetup = func(pipebench.Setup) {
+			wg.Go(func() {
+				for {
+					select {
+					case <-quit:
+						return
+					default:
+					}
+					runtime.GC()
+					time.Sleep(5 * time.Millisecond)
+				}
+			})
+		}
+		gc0 := gcCycles()
+		res, err := pipebench.Run(cfg)
+		close(quit)
+		wg.Wait()
+		if err != nil {
+			t.Fatalf("-l %d: %v", inFlight, err)
+		}
+		checkAccounting(t, res)
+		if n := gcCycles() - gc0; n < 10 {
+			t.Errorf("-l %d: %d garbage collections in a 1 s run that forced one every 5 ms", inFlight, n)
+		}
+	}
+}
+
+func gcCycles() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/total:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
