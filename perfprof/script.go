@@ -47,8 +47,12 @@ var (
 
 // Parse reads `perf script` output (see ScriptArgs) of a recording made with
 // call graphs (`perf record -g`) and converts it into a valid profile with
-// two sample values: samples (count) and the event's period (nanoseconds for
-// cpu-clock and task-clock). All samples must come from one event.
+// two sample values: samples (count) and the sum of their periods, in the
+// event's unit (nanoseconds for cpu-clock and task-clock, else a count).
+// All samples must come from one event. The profile's Period is the period
+// every sample carried (a cpu-clock recording samples at one fixed period);
+// if they differ, as they may for an event sampled at a frequency, it is
+// their mean, and a comment gives their range.
 func Parse(r io.Reader, opt Options) (*profile.Profile, error) {
 	p := &parser{opt: opt, b: newBuilder(), maps: map[int][]*mmap{}}
 	sc := bufio.NewScanner(r)
@@ -63,7 +67,10 @@ func Parse(r io.Reader, opt Options) (*profile.Profile, error) {
 		return nil, fmt.Errorf("read perf script output: %w", err)
 	}
 	p.flush()
-	prof := p.b.profile(p.event, p.period, p.last-p.first)
+	prof := p.b.profile(p.event, p.periods.period(), p.last-p.first)
+	if p.periods.min != p.periods.max {
+		prof.Comments = append(prof.Comments, fmt.Sprintf("sample periods from %d to %d %s; Period is their mean", p.periods.min, p.periods.max, prof.PeriodType.Unit))
+	}
 	if err := prof.CheckValid(); err != nil {
 		return nil, fmt.Errorf("converted profile is not valid: %w", err)
 	}
@@ -80,10 +87,31 @@ type parser struct {
 
 	cur     *pending // the sample whose frames are being read
 	event   string
-	period  int64
+	periods periods
 	first   int64 // nanoseconds, perf's clock
 	last    int64
-	samples int
+}
+
+// periods sums up the samples' periods; n counts the samples.
+type periods struct {
+	n, sum, min, max int64
+}
+
+func (s *periods) add(period int64) {
+	if s.n == 0 || period < s.min {
+		s.min = period
+	}
+	s.max = max(s.max, period)
+	s.sum += period
+	s.n++
+}
+
+// period is the period every sample carried, or their mean, rounded.
+func (s *periods) period() int64 {
+	if s.n == 0 || s.min == s.max {
+		return s.min
+	}
+	return (s.sum + s.n/2) / s.n
 }
 
 // mmap is an executable mapping perf announced for a process.
@@ -139,18 +167,18 @@ func (p *parser) parseLine(line string) error {
 	if err != nil {
 		return fmt.Errorf("period %q: %w", s[1], err)
 	}
-	if err := p.sampleEvent(s[2], period); err != nil {
+	if err := p.sampleEvent(s[2]); err != nil {
 		return err
 	}
 	t, err := nanos(h[4], h[5])
 	if err != nil {
 		return err
 	}
-	if p.samples == 0 || t < p.first {
+	if p.periods.n == 0 || t < p.first {
 		p.first = t
 	}
 	p.last = max(p.last, t)
-	p.samples++
+	p.periods.add(period)
 	p.cur = &pending{comm: strings.TrimSpace(h[1]), pid: pid, tid: tid, period: period}
 	if s[3] != "" {
 		// Recorded without -g: the one frame shares the header's line.
@@ -159,9 +187,9 @@ func (p *parser) parseLine(line string) error {
 	return nil
 }
 
-func (p *parser) sampleEvent(event string, period int64) error {
+func (p *parser) sampleEvent(event string) error {
 	if p.event == "" {
-		p.event, p.period = event, period
+		p.event = event
 		return nil
 	}
 	if event != p.event {
