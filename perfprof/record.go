@@ -71,6 +71,7 @@ func said(out []byte, err error) string {
 type Recorder struct {
 	cmd    *exec.Cmd
 	args   []string // perf's arguments but the temporary output file
+	raw    bool     // perf script prints user frames at their addresses
 	dir    string
 	data   string
 	ctl    *os.File // we write commands here
@@ -92,11 +93,15 @@ func Start(pids []int) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("perf is not installed (install the package %s)", Package)
 	}
+	raw, err := scriptPrintsAddresses(path)
+	if err != nil {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp("", "pipebench-perf")
 	if err != nil {
 		return nil, fmt.Errorf("perf record: %w", err)
 	}
-	r := &Recorder{dir: dir, data: filepath.Join(dir, "perf.data"), done: make(chan struct{})}
+	r := &Recorder{raw: raw, dir: dir, data: filepath.Join(dir, "perf.data"), done: make(chan struct{})}
 	ok := false
 	defer func() {
 		if !ok {
@@ -143,6 +148,18 @@ func Start(pids []int) (*Recorder, error) {
 	}
 	ok = true
 	return r, nil
+}
+
+// scriptPrintsAddresses asks perf its version, which tells how its script
+// prints user frames (see Options.RunTimeAddresses).
+func scriptPrintsAddresses(path string) (bool, error) {
+	out, err := exec.Command(path, "version").Output()
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && len(ee.Stderr) > 0 {
+		return false, fmt.Errorf("perf version: %w: %s", err, said(ee.Stderr, err))
+	} else if err != nil {
+		return false, fmt.Errorf("perf version: %w", err)
+	}
+	return printsAddresses(string(out))
 }
 
 // command sends one control command and waits for its acknowledgement.
@@ -208,8 +225,10 @@ func (r *Recorder) Stop() error {
 	return nil
 }
 
-// Profile converts the recording with `perf script` and Parse.
+// Profile converts the recording with `perf script` and Parse. It sets
+// opt's RunTimeAddresses from perf's version.
 func (r *Recorder) Profile(opt Options) (*profile.Profile, error) {
+	opt.RunTimeAddresses = r.raw
 	args := append([]string{"script", "-i", r.data}, ScriptArgs...)
 	cmd := exec.Command(r.cmd.Path, args...)
 	var stderr bytes.Buffer

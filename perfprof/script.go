@@ -16,15 +16,20 @@ import (
 // the ones each sample's header and frames must carry.
 var ScriptArgs = []string{"--show-mmap-events", "-F", "comm,pid,tid,time,period,event,ip,sym,dso"}
 
-// KernelMapping is the file name of the mapping that holds kernel frames,
-// the name perf gives the kernel's text.
+// KernelMapping is the file name of the mapping that holds the kernel's
+// frames, the name perf gives the kernel's text. Frames of kernel modules
+// come under mappings of their own, named as perf names them ("[kvm]").
 const KernelMapping = "[kernel.kallsyms]"
 
 // OtherRole labels threads and processes that Options does not name.
 const OtherRole = "other"
 
-// Options say how Parse labels samples.
+// Options say how Parse reads perf's text and labels samples.
 type Options struct {
+	// RunTimeAddresses says that perf script printed user frames at their
+	// run-time addresses, as perf does from version 6.4; older perf prints
+	// them as offsets in their files. Recorder.Profile sets it.
+	RunTimeAddresses bool
 	// Roles names threads by tid ("reader", "writer"). When it is not empty,
 	// every sample gets a "role" label: its thread's name, or OtherRole.
 	Roles map[int]string
@@ -38,8 +43,6 @@ var (
 	headerRE = regexp.MustCompile(`^(.*?)\s+(-?\d+)/(-?\d+)\s+(\d+)\.(\d+):\s+(.*)$`)
 	// "250000 cpu-clock: [frame]"
 	sampleRE = regexp.MustCompile(`^(\d+)\s+(\S+):(?:\s+(.*))?$`)
-	// "PERF_RECORD_MMAP2 19163/19163: [0x400000(0x124000) @ 0 fe:00 9979026 0]: r-xp /tmp/kp/pb"
-	mmapRE = regexp.MustCompile(`^PERF_RECORD_MMAP2? (-?\d+)/-?\d+: \[0x([0-9a-f]+)\(0x([0-9a-f]+)\) @ (\S+?)(?: [^\]]*)?\]: \S+ (.*)$`)
 	// "ffffffff813a4413 finish_task_switch.isra.0 ([kernel.kallsyms])"
 	frameRE  = regexp.MustCompile(`^([0-9a-f]+)\s+(.*)$`)
 	symoffRE = regexp.MustCompile(`\+0x[0-9a-f]+$`)
@@ -81,7 +84,7 @@ func Parse(r io.Reader, opt Options) (*profile.Profile, error) {
 type parser struct {
 	opt    Options
 	b      *builder
-	maps   map[int][]*mmap // by pid; -1 holds the kernel's
+	maps   map[int][]*mmap // by pid; -1 holds the kernel's and its modules'
 	kernel *mmap           // the kernel's text, once announced
 	line   int
 
@@ -112,13 +115,6 @@ func (s *periods) period() int64 {
 		return s.min
 	}
 	return (s.sum + s.n/2) / s.n
-}
-
-// mmap is an executable mapping perf announced for a process.
-type mmap struct {
-	start, limit, pgoff uint64
-	file                string
-	m                   *profile.Mapping // made when a frame first uses it
 }
 
 // pending is a sample header and the frames read so far, leaf first.
@@ -214,31 +210,6 @@ func nanos(sec, frac string) (int64, error) {
 	return s*1e9 + f, nil
 }
 
-func (p *parser) mmap(rest string) error {
-	m := mmapRE.FindStringSubmatch(rest)
-	if m == nil {
-		return fmt.Errorf("mmap event not understood: %q", rest)
-	}
-	pid, _ := strconv.Atoi(m[1])
-	start, err1 := strconv.ParseUint(m[2], 16, 64)
-	size, err2 := strconv.ParseUint(m[3], 16, 64)
-	pgoff, err3 := strconv.ParseUint(m[4], 0, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return fmt.Errorf("mmap event numbers not understood: %q", rest)
-	}
-	file := m[5]
-	if strings.HasPrefix(file, KernelMapping) {
-		// "[kernel.kallsyms]_text": the kernel's text, shared by every process.
-		file, pid = KernelMapping, -1
-	}
-	mm := &mmap{start: start, limit: start + size, pgoff: pgoff, file: file}
-	if file == KernelMapping {
-		p.kernel = mm
-	}
-	p.maps[pid] = append(p.maps[pid], mm)
-	return nil
-}
-
 // frame adds one "address symbol (dso)" line to the current sample.
 func (p *parser) frame(text string) error {
 	f := frameRE.FindStringSubmatch(text)
@@ -278,47 +249,6 @@ func splitDSO(s string) (sym, dso string) {
 }
 
 const unknown = "[unknown]"
-
-// place finds the mapping of a frame and its run-time address. perf prints
-// kernel addresses as they are and user addresses as offsets in their file
-// (address - start + pgoff); either is accepted.
-func (p *parser) place(pid int, dso string, printed uint64) (*profile.Mapping, uint64) {
-	if dso == unknown {
-		return nil, printed
-	}
-	var match *mmap
-	addr := printed
-	for _, list := range [][]*mmap{p.maps[pid], p.maps[-1]} {
-		for i := len(list) - 1; i >= 0 && match == nil; i-- {
-			mm := list[i]
-			if mm.file != dso {
-				continue
-			}
-			if printed >= mm.start && printed < mm.limit {
-				match = mm
-			} else if a := printed - mm.pgoff + mm.start; printed >= mm.pgoff && a >= mm.start && a < mm.limit {
-				match, addr = mm, a
-			}
-		}
-	}
-	if match == nil && dso == KernelMapping && p.kernel != nil {
-		// Kernel text past the announced range: still the kernel.
-		match = p.kernel
-		match.start, match.limit = min(match.start, printed), max(match.limit, printed+1)
-		if match.m != nil {
-			match.m.Start, match.m.Limit = match.start, match.limit
-		}
-	}
-	if match == nil {
-		// No mmap event for it (a kernel module, a recording without
-		// --show-mmap-events): addresses stay as perf printed them.
-		return p.b.looseMapping(dso, printed), printed
-	}
-	if match.m == nil {
-		match.m = p.b.mapping(match.start, match.limit, match.pgoff, match.file)
-	}
-	return match.m, addr
-}
 
 // flush ends the current sample, if any.
 func (p *parser) flush() {

@@ -182,8 +182,9 @@ func TestFixtureLabels(t *testing.T) {
 	}
 }
 
-func TestRoundTrip(t *testing.T) {
-	p, _ := parseFixture(t)
+// roundTrip writes a profile and parses it back.
+func roundTrip(t *testing.T, p *profile.Profile) *profile.Profile {
+	t.Helper()
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
 		t.Fatal(err)
@@ -192,6 +193,12 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return q
+}
+
+func TestRoundTrip(t *testing.T) {
+	p, _ := parseFixture(t)
+	q := roundTrip(t, p)
 	if err := q.CheckValid(); err != nil {
 		t.Fatal(err)
 	}

@@ -224,7 +224,7 @@ func getwd(t *testing.T) string {
 // cannot attach: the run ends at once with perf's words, exit 1.
 func TestKprofilePerfFailsToStart(t *testing.T) {
 	bin := t.TempDir()
-	fake := "#!/bin/sh\ncase \"$*\" in *' -- true') exit 0;; esac\necho 'fake perf: cannot attach' >&2\nexit 1\n"
+	fake := "#!/bin/sh\ncase \"$*\" in *' -- true') exit 0;; version) echo 'perf version 6.1.0'; exit 0;; esac\necho 'fake perf: cannot attach' >&2\nexit 1\n"
 	if err := os.WriteFile(filepath.Join(bin, "perf"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}
