@@ -2,7 +2,9 @@ package perfprof
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -41,6 +43,9 @@ func (p *parser) mmap(rest string) error {
 	mm := &mmap{start: start, limit: start + size, pgoff: pgoff, file: file}
 	if file == KernelMapping {
 		p.kernel = mm
+	}
+	if pid >= 0 && p.firstFile == "" && programFile(file) {
+		p.firstFile = file
 	}
 	p.maps[pid] = append(p.maps[pid], mm)
 	return nil
@@ -128,6 +133,30 @@ func (p *parser) mapping(mm *mmap) *profile.Mapping {
 		mm.m = p.b.mapping(mm.start, mm.limit, mm.pgoff, mm.file)
 	}
 	return mm.m
+}
+
+// mainMapping names the profile's main binary, Options.Executable or else
+// the first program file announced, and makes sure the profile has a
+// mapping of it even if no frame fell in it: that of its first mmap event
+// (by pid), or one of its name alone when perf announced none.
+func (p *parser) mainMapping() string {
+	file := p.opt.Executable
+	if file == "" {
+		file = p.firstFile
+	}
+	if file == "" || p.b.hasFile(file) {
+		return file
+	}
+	for _, pid := range slices.Sorted(maps.Keys(p.maps)) {
+		for _, mm := range p.maps[pid] {
+			if pid >= 0 && mm.file == file {
+				p.mapping(mm)
+				return file
+			}
+		}
+	}
+	p.b.mapping(0, 0, 0, file)
+	return file
 }
 
 // "perf version 6.1.187", "perf version 6.12.12"

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/google/pprof/profile"
 )
 
 // placementMmaps announce, in perf 6.1's words, the kernel and the
@@ -91,6 +93,58 @@ func TestFrameOutsideItsFile(t *testing.T) {
 	if l.Mapping == nil || l.Mapping.File != "/opt/kbench/kbench" || l.Address != 0x1c00010 || l.Mapping.Start != 0x1c00010 {
 		t.Errorf("frame at %#x in %v, want %#x in a mapping of /opt/kbench/kbench of its own", l.Address, l.Mapping, 0x1c00010)
 	}
+}
+
+// TestMainMapping: pprof names a profile after its first mapping, which
+// must be the recorded program's, whatever perf's frames used first.
+func TestMainMapping(t *testing.T) {
+	const exe = "/opt/kbench/kbench"
+	libcFirst := placementMmaps + "kbench 500/500 10.0: 250000 cpu-clock:\n\t11ba5f __GI___libc_write (/usr/lib/x86_64-linux-gnu/libc.so.6)\n\ta8ae main.main (/opt/kbench/kbench)\n"
+	onlyLibc := placementMmaps + "kbench 500/500 10.0: 250000 cpu-clock:\n\t11ba5f __GI___libc_write (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
+	noMmaps := "kbench 500/500 10.0: 250000 cpu-clock:\n\t7fcf8b7fca5f __GI___libc_write (/usr/lib/x86_64-linux-gnu/libc.so.6)\n"
+	cases := []struct {
+		name, text, executable string
+		// want is the first mapping: file, start, limit.
+		want string
+	}{
+		{"libc's frame first, executable named", libcFirst, exe, exe + " 0x400000-0x2000000"},
+		{"libc's frame first, executable the first file announced", libcFirst, "", exe + " 0x400000-0x2000000"},
+		{"no frame in the executable: its mmap event", onlyLibc, exe, exe + " 0x400000-0x2000000"},
+		{"no frame in the executable, no mmap event: its name", noMmaps, exe, exe + " 0x0-0x0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Parse(strings.NewReader(c.text), Options{Executable: c.executable})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := firstMapping(p); got != c.want {
+				t.Errorf("first mapping %s, want %s", got, c.want)
+			}
+			if got := firstMapping(asPprofSees(t, p)); got != c.want {
+				t.Errorf("first mapping once written, read and merged as pprof does: %s, want %s", got, c.want)
+			}
+		})
+	}
+}
+
+func firstMapping(p *profile.Profile) string {
+	if len(p.Mapping) == 0 {
+		return "none"
+	}
+	m := p.Mapping[0]
+	return fmt.Sprintf("%s %#x-%#x", m.File, m.Start, m.Limit)
+}
+
+// asPprofSees is the profile as `go tool pprof` holds it before naming it:
+// written, parsed, merged (its driver merges the profiles it fetches).
+func asPprofSees(t *testing.T, p *profile.Profile) *profile.Profile {
+	t.Helper()
+	m, err := profile.Merge([]*profile.Profile{roundTrip(t, p)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 func TestPrintsAddresses(t *testing.T) {

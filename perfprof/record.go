@@ -71,6 +71,7 @@ func said(out []byte, err error) string {
 type Recorder struct {
 	cmd    *exec.Cmd
 	args   []string // perf's arguments but the temporary output file
+	exe    string   // the first process's executable
 	raw    bool     // perf script prints user frames at their addresses
 	dir    string
 	data   string
@@ -84,7 +85,8 @@ type Recorder struct {
 
 // Start records the given processes (all their threads at this moment)
 // with events disabled, then enables them and waits for perf's
-// acknowledgement, so that whatever follows Start is covered.
+// acknowledgement, so that whatever follows Start is covered. The first
+// process is the main one: its executable is the profile's main binary.
 func Start(pids []int) (*Recorder, error) {
 	if len(pids) == 0 {
 		return nil, errors.New("perf record: no process to record")
@@ -92,6 +94,11 @@ func Start(pids []int) (*Recorder, error) {
 	path, err := exec.LookPath("perf")
 	if err != nil {
 		return nil, fmt.Errorf("perf is not installed (install the package %s)", Package)
+	}
+	// perf's mmap events and /proc name a file alike (the kernel's d_path).
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pids[0]))
+	if err != nil {
+		return nil, fmt.Errorf("perf record: executable of process %d: %w", pids[0], err)
 	}
 	raw, err := scriptPrintsAddresses(path)
 	if err != nil {
@@ -101,7 +108,7 @@ func Start(pids []int) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("perf record: %w", err)
 	}
-	r := &Recorder{raw: raw, dir: dir, data: filepath.Join(dir, "perf.data"), done: make(chan struct{})}
+	r := &Recorder{exe: exe, raw: raw, dir: dir, data: filepath.Join(dir, "perf.data"), done: make(chan struct{})}
 	ok := false
 	defer func() {
 		if !ok {
@@ -226,9 +233,10 @@ func (r *Recorder) Stop() error {
 }
 
 // Profile converts the recording with `perf script` and Parse. It sets
-// opt's RunTimeAddresses from perf's version.
+// opt's Executable, the first process's, and RunTimeAddresses, from perf's
+// version.
 func (r *Recorder) Profile(opt Options) (*profile.Profile, error) {
-	opt.RunTimeAddresses = r.raw
+	opt.Executable, opt.RunTimeAddresses = r.exe, r.raw
 	args := append([]string{"script", "-i", r.data}, ScriptArgs...)
 	cmd := exec.Command(r.cmd.Path, args...)
 	var stderr bytes.Buffer

@@ -81,6 +81,9 @@ func TestRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := prof.Mapping[0].File; got != exe {
+		t.Errorf("first mapping %s: pprof would name the profile after it, want this test binary %s", got, exe)
+	}
 	checkPlacedInThisProcess(t, prof, exe, tid)
 }
 

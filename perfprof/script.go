@@ -26,6 +26,14 @@ const OtherRole = "other"
 
 // Options say how Parse reads perf's text and labels samples.
 type Options struct {
+	// Executable is the file of the recorded program, as perf's mmap
+	// events name it: the profile's first mapping, which pprof takes for
+	// the main binary and names the profile and its flame graph after.
+	// When empty, it is the first program file perf announced an mmap of
+	// (perf announces a running process's mappings from the lowest, where
+	// its executable lies, and exec maps the executable first).
+	// Recorder.Profile sets it.
+	Executable string
 	// RunTimeAddresses says that perf script printed user frames at their
 	// run-time addresses, as perf does from version 6.4; older perf prints
 	// them as offsets in their files. Recorder.Profile sets it.
@@ -55,7 +63,8 @@ var (
 // All samples must come from one event. The profile's Period is the period
 // every sample carried (a cpu-clock recording samples at one fixed period);
 // if they differ, as they may for an event sampled at a frequency, it is
-// their mean, and a comment gives their range.
+// their mean, and a comment gives their range. Its first mapping is the
+// Executable's.
 func Parse(r io.Reader, opt Options) (*profile.Profile, error) {
 	p := &parser{opt: opt, b: newBuilder(), maps: map[int][]*mmap{}}
 	sc := bufio.NewScanner(r)
@@ -70,7 +79,7 @@ func Parse(r io.Reader, opt Options) (*profile.Profile, error) {
 		return nil, fmt.Errorf("read perf script output: %w", err)
 	}
 	p.flush()
-	prof := p.b.profile(p.event, p.periods.period(), p.last-p.first)
+	prof := p.b.profile(p.mainMapping(), p.event, p.periods.period(), p.last-p.first)
 	if p.periods.min != p.periods.max {
 		prof.Comments = append(prof.Comments, fmt.Sprintf("sample periods from %d to %d %s; Period is their mean", p.periods.min, p.periods.max, prof.PeriodType.Unit))
 	}
@@ -82,11 +91,12 @@ func Parse(r io.Reader, opt Options) (*profile.Profile, error) {
 
 // parser holds the state of one Parse.
 type parser struct {
-	opt    Options
-	b      *builder
-	maps   map[int][]*mmap // by pid; -1 holds the kernel's and its modules'
-	kernel *mmap           // the kernel's text, once announced
-	line   int
+	opt       Options
+	b         *builder
+	maps      map[int][]*mmap // by pid; -1 holds the kernel's and its modules'
+	kernel    *mmap           // the kernel's text, once announced
+	firstFile string          // the first program file announced
+	line      int
 
 	cur     *pending // the sample whose frames are being read
 	event   string

@@ -26,8 +26,9 @@ const (
 )
 
 var fixtureOptions = Options{
-	Roles:     map[int]string{readerTID: "reader", writerTID: "writer"},
-	Processes: map[int]string{readerPID: "main", writerPID: "writer"},
+	Executable: "/tmp/kp/pb",
+	Roles:      map[int]string{readerTID: "reader", writerTID: "writer"},
+	Processes:  map[int]string{readerPID: "main", writerPID: "writer"},
 }
 
 func parseFixture(t *testing.T) (*profile.Profile, string) {
@@ -93,6 +94,9 @@ func TestFixtureMappings(t *testing.T) {
 	}
 	if p.Mapping[0].File != "/tmp/kp/pb" {
 		t.Errorf("first mapping %s: pprof names the profile after it, want the program", p.Mapping[0].File)
+	}
+	if got := asPprofSees(t, p).Mapping[0].File; got != "/tmp/kp/pb" {
+		t.Errorf("first mapping once written, read and merged as pprof does: %s, want the program", got)
 	}
 	for _, m := range p.Mapping {
 		if !m.HasFunctions {

@@ -103,6 +103,14 @@ func TestKernelProfile(t *testing.T) {
 	if !kernelEpoll {
 		t.Error("no kernel epoll frame in the profile of an epoll run")
 	}
+	// The main process is this test binary, and so is the writer process.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Mapping[0].File; got != exe {
+		t.Errorf("first mapping %s: pprof would name the profile after it, want this binary %s", got, exe)
+	}
 	if p.DurationNanos < 300e6 || p.TimeNanos == 0 {
 		t.Errorf("duration %d ns, time %d: want the measured window", p.DurationNanos, p.TimeNanos)
 	}
