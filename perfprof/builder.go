@@ -118,16 +118,24 @@ func (b *builder) sample(locs []*profile.Location, period int64, labels map[stri
 	b.sampleBy[string(k)] = s
 }
 
-// profile assembles the tables. event names the second sample value; its
-// unit is nanoseconds for the clock events and a count otherwise.
-func (b *builder) profile(event string, period, duration int64) *profile.Profile {
+// hasFile says whether a mapping of file was made.
+func (b *builder) hasFile(file string) bool {
+	return slices.ContainsFunc(b.mappings, func(m *profile.Mapping) bool { return m.File == file })
+}
+
+// profile assembles the tables. main is the file of the main binary; event
+// names the second sample value, whose unit is nanoseconds for the clock
+// events and a count otherwise.
+func (b *builder) profile(main, event string, period, duration int64) *profile.Profile {
 	if event == "" {
 		event = "cpu-clock" // no sample: what the Recorder records
 	}
-	// pprof names a profile after its first mapping: put the programs'
-	// files before the kernel and the other bracketed names.
+	// pprof takes the first mapping for the main binary (profile.Merge keeps
+	// it first) and names the profile after it: the main binary's mappings
+	// (one per process) come first, then the other programs' files, then
+	// the kernel and the other bracketed names.
 	slices.SortStableFunc(b.mappings, func(x, y *profile.Mapping) int {
-		return cmp.Compare(rank(x), rank(y))
+		return cmp.Compare(rank(x, main), rank(y, main))
 	})
 	for i, m := range b.mappings {
 		m.ID = uint64(i + 1)
@@ -149,10 +157,19 @@ func (b *builder) profile(event string, period, duration int64) *profile.Profile
 	}
 }
 
-// rank orders mappings: files of programs first, then the rest.
-func rank(m *profile.Mapping) int {
-	if m.Unsymbolizable() {
+// rank orders mappings: the main binary's, other programs' files, the rest.
+func rank(m *profile.Mapping, main string) int {
+	switch {
+	case main != "" && m.File == main:
+		return 0
+	case programFile(m.File):
 		return 1
 	}
-	return 0
+	return 2
+}
+
+// programFile says whether a mapping's file is a program's or a library's,
+// rather than the kernel, [vdso] or anonymous memory.
+func programFile(file string) bool {
+	return !(&profile.Mapping{File: file}).Unsymbolizable()
 }

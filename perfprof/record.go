@@ -71,6 +71,8 @@ func said(out []byte, err error) string {
 type Recorder struct {
 	cmd    *exec.Cmd
 	args   []string // perf's arguments but the temporary output file
+	exe    string   // the first process's executable
+	raw    bool     // perf script prints user frames at their addresses
 	dir    string
 	data   string
 	ctl    *os.File // we write commands here
@@ -83,7 +85,8 @@ type Recorder struct {
 
 // Start records the given processes (all their threads at this moment)
 // with events disabled, then enables them and waits for perf's
-// acknowledgement, so that whatever follows Start is covered.
+// acknowledgement, so that whatever follows Start is covered. The first
+// process is the main one: its executable is the profile's main binary.
 func Start(pids []int) (*Recorder, error) {
 	if len(pids) == 0 {
 		return nil, errors.New("perf record: no process to record")
@@ -92,11 +95,20 @@ func Start(pids []int) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("perf is not installed (install the package %s)", Package)
 	}
+	// perf's mmap events and /proc name a file alike (the kernel's d_path).
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pids[0]))
+	if err != nil {
+		return nil, fmt.Errorf("perf record: executable of process %d: %w", pids[0], err)
+	}
+	raw, err := scriptPrintsAddresses(path)
+	if err != nil {
+		return nil, err
+	}
 	dir, err := os.MkdirTemp("", "pipebench-perf")
 	if err != nil {
 		return nil, fmt.Errorf("perf record: %w", err)
 	}
-	r := &Recorder{dir: dir, data: filepath.Join(dir, "perf.data"), done: make(chan struct{})}
+	r := &Recorder{exe: exe, raw: raw, dir: dir, data: filepath.Join(dir, "perf.data"), done: make(chan struct{})}
 	ok := false
 	defer func() {
 		if !ok {
@@ -143,6 +155,18 @@ func Start(pids []int) (*Recorder, error) {
 	}
 	ok = true
 	return r, nil
+}
+
+// scriptPrintsAddresses asks perf its version, which tells how its script
+// prints user frames (see Options.RunTimeAddresses).
+func scriptPrintsAddresses(path string) (bool, error) {
+	out, err := exec.Command(path, "version").Output()
+	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && len(ee.Stderr) > 0 {
+		return false, fmt.Errorf("perf version: %w: %s", err, said(ee.Stderr, err))
+	} else if err != nil {
+		return false, fmt.Errorf("perf version: %w", err)
+	}
+	return printsAddresses(string(out))
 }
 
 // command sends one control command and waits for its acknowledgement.
@@ -208,8 +232,11 @@ func (r *Recorder) Stop() error {
 	return nil
 }
 
-// Profile converts the recording with `perf script` and Parse.
+// Profile converts the recording with `perf script` and Parse. It sets
+// opt's Executable, the first process's, and RunTimeAddresses, from perf's
+// version.
 func (r *Recorder) Profile(opt Options) (*profile.Profile, error) {
+	opt.Executable, opt.RunTimeAddresses = r.exe, r.raw
 	args := append([]string{"script", "-i", r.data}, ScriptArgs...)
 	cmd := exec.Command(r.cmd.Path, args...)
 	var stderr bytes.Buffer

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/pprof/profile"
 	"golang.org/x/sys/unix"
 )
 
@@ -75,6 +76,40 @@ func TestRecord(t *testing.T) {
 	}
 	if len(prof.Comments) == 0 || !strings.HasPrefix(prof.Comments[0], "perf record -g") {
 		t.Errorf("comments %q: want the perf command", prof.Comments)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := prof.Mapping[0].File; got != exe {
+		t.Errorf("first mapping %s: pprof would name the profile after it, want this test binary %s", got, exe)
+	}
+	checkPlacedInThisProcess(t, prof, exe, tid)
+}
+
+// checkPlacedInThisProcess checks that the frames placed in this test's
+// binary are at run-time addresses of this process: each is in one of its
+// functions, and the pipe thread's stacks pass through the goroutine that
+// drives it. (go test strips its binaries, so perf names none of them.)
+func checkPlacedInThisProcess(t *testing.T, prof *profile.Profile, exe string, tid int) {
+	t.Helper()
+	const loop = "github.com/pipebench/pipebench/perfprof.TestRecord.func"
+	sawLoop := false
+	for _, s := range prof.Sample {
+		for _, l := range s.Location {
+			if l.Mapping == nil || l.Mapping.File != exe {
+				continue
+			}
+			fn := runtime.FuncForPC(uintptr(l.Address))
+			if fn == nil {
+				t.Errorf("frame placed at %#x: no function of this process there", l.Address)
+				continue
+			}
+			sawLoop = sawLoop || (s.NumLabel["tid"][0] == int64(tid) && strings.HasPrefix(fn.Name(), loop))
+		}
+	}
+	if !sawLoop {
+		t.Errorf("no stack of the pipe thread passes through %s", loop)
 	}
 }
 

@@ -16,15 +16,28 @@ import (
 // the ones each sample's header and frames must carry.
 var ScriptArgs = []string{"--show-mmap-events", "-F", "comm,pid,tid,time,period,event,ip,sym,dso"}
 
-// KernelMapping is the file name of the mapping that holds kernel frames,
-// the name perf gives the kernel's text.
+// KernelMapping is the file name of the mapping that holds the kernel's
+// frames, the name perf gives the kernel's text. Frames of kernel modules
+// come under mappings of their own, named as perf names them ("[kvm]").
 const KernelMapping = "[kernel.kallsyms]"
 
 // OtherRole labels threads and processes that Options does not name.
 const OtherRole = "other"
 
-// Options say how Parse labels samples.
+// Options say how Parse reads perf's text and labels samples.
 type Options struct {
+	// Executable is the file of the recorded program, as perf's mmap
+	// events name it: the profile's first mapping, which pprof takes for
+	// the main binary and names the profile and its flame graph after.
+	// When empty, it is the first program file perf announced an mmap of
+	// (perf announces a running process's mappings from the lowest, where
+	// its executable lies, and exec maps the executable first).
+	// Recorder.Profile sets it.
+	Executable string
+	// RunTimeAddresses says that perf script printed user frames at their
+	// run-time addresses, as perf does from version 6.4; older perf prints
+	// them as offsets in their files. Recorder.Profile sets it.
+	RunTimeAddresses bool
 	// Roles names threads by tid ("reader", "writer"). When it is not empty,
 	// every sample gets a "role" label: its thread's name, or OtherRole.
 	Roles map[int]string
@@ -38,8 +51,6 @@ var (
 	headerRE = regexp.MustCompile(`^(.*?)\s+(-?\d+)/(-?\d+)\s+(\d+)\.(\d+):\s+(.*)$`)
 	// "250000 cpu-clock: [frame]"
 	sampleRE = regexp.MustCompile(`^(\d+)\s+(\S+):(?:\s+(.*))?$`)
-	// "PERF_RECORD_MMAP2 19163/19163: [0x400000(0x124000) @ 0 fe:00 9979026 0]: r-xp /tmp/kp/pb"
-	mmapRE = regexp.MustCompile(`^PERF_RECORD_MMAP2? (-?\d+)/-?\d+: \[0x([0-9a-f]+)\(0x([0-9a-f]+)\) @ (\S+?)(?: [^\]]*)?\]: \S+ (.*)$`)
 	// "ffffffff813a4413 finish_task_switch.isra.0 ([kernel.kallsyms])"
 	frameRE  = regexp.MustCompile(`^([0-9a-f]+)\s+(.*)$`)
 	symoffRE = regexp.MustCompile(`\+0x[0-9a-f]+$`)
@@ -47,8 +58,13 @@ var (
 
 // Parse reads `perf script` output (see ScriptArgs) of a recording made with
 // call graphs (`perf record -g`) and converts it into a valid profile with
-// two sample values: samples (count) and the event's period (nanoseconds for
-// cpu-clock and task-clock). All samples must come from one event.
+// two sample values: samples (count) and the sum of their periods, in the
+// event's unit (nanoseconds for cpu-clock and task-clock, else a count).
+// All samples must come from one event. The profile's Period is the period
+// every sample carried (a cpu-clock recording samples at one fixed period);
+// if they differ, as they may for an event sampled at a frequency, it is
+// their mean, and a comment gives their range. Its first mapping is the
+// Executable's.
 func Parse(r io.Reader, opt Options) (*profile.Profile, error) {
 	p := &parser{opt: opt, b: newBuilder(), maps: map[int][]*mmap{}}
 	sc := bufio.NewScanner(r)
@@ -63,7 +79,10 @@ func Parse(r io.Reader, opt Options) (*profile.Profile, error) {
 		return nil, fmt.Errorf("read perf script output: %w", err)
 	}
 	p.flush()
-	prof := p.b.profile(p.event, p.period, p.last-p.first)
+	prof := p.b.profile(p.mainMapping(), p.event, p.periods.period(), p.last-p.first)
+	if p.periods.min != p.periods.max {
+		prof.Comments = append(prof.Comments, fmt.Sprintf("sample periods from %d to %d %s; Period is their mean", p.periods.min, p.periods.max, prof.PeriodType.Unit))
+	}
 	if err := prof.CheckValid(); err != nil {
 		return nil, fmt.Errorf("converted profile is not valid: %w", err)
 	}
@@ -72,25 +91,40 @@ func Parse(r io.Reader, opt Options) (*profile.Profile, error) {
 
 // parser holds the state of one Parse.
 type parser struct {
-	opt    Options
-	b      *builder
-	maps   map[int][]*mmap // by pid; -1 holds the kernel's
-	kernel *mmap           // the kernel's text, once announced
-	line   int
+	opt       Options
+	b         *builder
+	maps      map[int][]*mmap // by pid; -1 holds the kernel's and its modules'
+	kernel    *mmap           // the kernel's text, once announced
+	firstFile string          // the first program file announced
+	line      int
 
 	cur     *pending // the sample whose frames are being read
 	event   string
-	period  int64
+	periods periods
 	first   int64 // nanoseconds, perf's clock
 	last    int64
-	samples int
 }
 
-// mmap is an executable mapping perf announced for a process.
-type mmap struct {
-	start, limit, pgoff uint64
-	file                string
-	m                   *profile.Mapping // made when a frame first uses it
+// periods sums up the samples' periods; n counts the samples.
+type periods struct {
+	n, sum, min, max int64
+}
+
+func (s *periods) add(period int64) {
+	if s.n == 0 || period < s.min {
+		s.min = period
+	}
+	s.max = max(s.max, period)
+	s.sum += period
+	s.n++
+}
+
+// period is the period every sample carried, or their mean, rounded.
+func (s *periods) period() int64 {
+	if s.n == 0 || s.min == s.max {
+		return s.min
+	}
+	return (s.sum + s.n/2) / s.n
 }
 
 // pending is a sample header and the frames read so far, leaf first.
@@ -139,18 +173,18 @@ func (p *parser) parseLine(line string) error {
 	if err != nil {
 		return fmt.Errorf("period %q: %w", s[1], err)
 	}
-	if err := p.sampleEvent(s[2], period); err != nil {
+	if err := p.sampleEvent(s[2]); err != nil {
 		return err
 	}
 	t, err := nanos(h[4], h[5])
 	if err != nil {
 		return err
 	}
-	if p.samples == 0 || t < p.first {
+	if p.periods.n == 0 || t < p.first {
 		p.first = t
 	}
 	p.last = max(p.last, t)
-	p.samples++
+	p.periods.add(period)
 	p.cur = &pending{comm: strings.TrimSpace(h[1]), pid: pid, tid: tid, period: period}
 	if s[3] != "" {
 		// Recorded without -g: the one frame shares the header's line.
@@ -159,9 +193,9 @@ func (p *parser) parseLine(line string) error {
 	return nil
 }
 
-func (p *parser) sampleEvent(event string, period int64) error {
+func (p *parser) sampleEvent(event string) error {
 	if p.event == "" {
-		p.event, p.period = event, period
+		p.event = event
 		return nil
 	}
 	if event != p.event {
@@ -184,31 +218,6 @@ func nanos(sec, frac string) (int64, error) {
 		return 0, fmt.Errorf("time %s.%s: %w", sec, frac, err)
 	}
 	return s*1e9 + f, nil
-}
-
-func (p *parser) mmap(rest string) error {
-	m := mmapRE.FindStringSubmatch(rest)
-	if m == nil {
-		return fmt.Errorf("mmap event not understood: %q", rest)
-	}
-	pid, _ := strconv.Atoi(m[1])
-	start, err1 := strconv.ParseUint(m[2], 16, 64)
-	size, err2 := strconv.ParseUint(m[3], 16, 64)
-	pgoff, err3 := strconv.ParseUint(m[4], 0, 64)
-	if err1 != nil || err2 != nil || err3 != nil {
-		return fmt.Errorf("mmap event numbers not understood: %q", rest)
-	}
-	file := m[5]
-	if strings.HasPrefix(file, KernelMapping) {
-		// "[kernel.kallsyms]_text": the kernel's text, shared by every process.
-		file, pid = KernelMapping, -1
-	}
-	mm := &mmap{start: start, limit: start + size, pgoff: pgoff, file: file}
-	if file == KernelMapping {
-		p.kernel = mm
-	}
-	p.maps[pid] = append(p.maps[pid], mm)
-	return nil
 }
 
 // frame adds one "address symbol (dso)" line to the current sample.
@@ -250,47 +259,6 @@ func splitDSO(s string) (sym, dso string) {
 }
 
 const unknown = "[unknown]"
-
-// place finds the mapping of a frame and its run-time address. perf prints
-// kernel addresses as they are and user addresses as offsets in their file
-// (address - start + pgoff); either is accepted.
-func (p *parser) place(pid int, dso string, printed uint64) (*profile.Mapping, uint64) {
-	if dso == unknown {
-		return nil, printed
-	}
-	var match *mmap
-	addr := printed
-	for _, list := range [][]*mmap{p.maps[pid], p.maps[-1]} {
-		for i := len(list) - 1; i >= 0 && match == nil; i-- {
-			mm := list[i]
-			if mm.file != dso {
-				continue
-			}
-			if printed >= mm.start && printed < mm.limit {
-				match = mm
-			} else if a := printed - mm.pgoff + mm.start; printed >= mm.pgoff && a >= mm.start && a < mm.limit {
-				match, addr = mm, a
-			}
-		}
-	}
-	if match == nil && dso == KernelMapping && p.kernel != nil {
-		// Kernel text past the announced range: still the kernel.
-		match = p.kernel
-		match.start, match.limit = min(match.start, printed), max(match.limit, printed+1)
-		if match.m != nil {
-			match.m.Start, match.m.Limit = match.start, match.limit
-		}
-	}
-	if match == nil {
-		// No mmap event for it (a kernel module, a recording without
-		// --show-mmap-events): addresses stay as perf printed them.
-		return p.b.looseMapping(dso, printed), printed
-	}
-	if match.m == nil {
-		match.m = p.b.mapping(match.start, match.limit, match.pgoff, match.file)
-	}
-	return match.m, addr
-}
 
 // flush ends the current sample, if any.
 func (p *parser) flush() {

@@ -26,8 +26,9 @@ const (
 )
 
 var fixtureOptions = Options{
-	Roles:     map[int]string{readerTID: "reader", writerTID: "writer"},
-	Processes: map[int]string{readerPID: "main", writerPID: "writer"},
+	Executable: "/tmp/kp/pb",
+	Roles:      map[int]string{readerTID: "reader", writerTID: "writer"},
+	Processes:  map[int]string{readerPID: "main", writerPID: "writer"},
 }
 
 func parseFixture(t *testing.T) (*profile.Profile, string) {
@@ -93,6 +94,9 @@ func TestFixtureMappings(t *testing.T) {
 	}
 	if p.Mapping[0].File != "/tmp/kp/pb" {
 		t.Errorf("first mapping %s: pprof names the profile after it, want the program", p.Mapping[0].File)
+	}
+	if got := asPprofSees(t, p).Mapping[0].File; got != "/tmp/kp/pb" {
+		t.Errorf("first mapping once written, read and merged as pprof does: %s, want the program", got)
 	}
 	for _, m := range p.Mapping {
 		if !m.HasFunctions {
@@ -182,8 +186,9 @@ func TestFixtureLabels(t *testing.T) {
 	}
 }
 
-func TestRoundTrip(t *testing.T) {
-	p, _ := parseFixture(t)
+// roundTrip writes a profile and parses it back.
+func roundTrip(t *testing.T, p *profile.Profile) *profile.Profile {
+	t.Helper()
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
 		t.Fatal(err)
@@ -192,6 +197,12 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return q
+}
+
+func TestRoundTrip(t *testing.T) {
+	p, _ := parseFixture(t)
+	q := roundTrip(t, p)
 	if err := q.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
@@ -345,5 +356,44 @@ func TestMergesIdenticalSamples(t *testing.T) {
 	}
 	if len(p.Location) != 2 || len(p.Function) != 2 || len(p.Mapping) != 1 {
 		t.Errorf("%d locations, %d functions, %d mappings: want 2, 2, 1", len(p.Location), len(p.Function), len(p.Mapping))
+	}
+}
+
+// TestPeriod: the profile's Period holds for every sample, and the values
+// stay in the units SampleType declares.
+func TestPeriod(t *testing.T) {
+	sample := func(period int, event string) string {
+		return fmt.Sprintf("pb 1/2 5.0: %d %s:\n\t1234 f (/bin/x)\n\n", period, event)
+	}
+	cases := []struct {
+		name, text string
+		period     int64
+		unit       string
+		values     []int64 // summed over the samples
+		comment    string
+	}{
+		{"cpu-clock, one period", sample(250000, "cpu-clock") + sample(250000, "cpu-clock"), 250000, "nanoseconds", []int64{2, 500000}, ""},
+		{"periods that differ: their mean", sample(7, "page-faults") + sample(13, "page-faults") + sample(11, "page-faults"), 10, "count", []int64{3, 31},
+			"sample periods from 7 to 13 count; Period is their mean"},
+		{"no sample", "", 0, "nanoseconds", []int64{0, 0}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Parse(strings.NewReader(c.text), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sums := []int64{0, 0}
+			for _, s := range p.Sample {
+				sums[0] += s.Value[0]
+				sums[1] += s.Value[1]
+			}
+			if p.Period != c.period || p.PeriodType.Unit != c.unit || p.SampleType[1].Unit != c.unit || !slices.Equal(sums, c.values) {
+				t.Errorf("period %d %s, values %v in %s: want %d, %v in %s", p.Period, p.PeriodType.Unit, sums, p.SampleType[1].Unit, c.period, c.values, c.unit)
+			}
+			if got := strings.Join(p.Comments, "; "); got != c.comment {
+				t.Errorf("comments %q, want %q", got, c.comment)
+			}
+		})
 	}
 }

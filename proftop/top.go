@@ -79,17 +79,45 @@ func ByLabel(p *profile.Profile, index int, key string, m Match) Table {
 	})
 }
 
-// ByLeafMapping groups value index by the file of the mapping each sample
-// was in when taken, e.g. "[kernel.kallsyms]" against the program's
-// binary; leaves without a mapping count under "". Only samples that m
-// matches count.
-func ByLeafMapping(p *profile.Profile, index int, m Match) Table {
+// The spaces ByLeafSpace groups samples by.
+const (
+	KernelSpace = "kernel"
+	UserSpace   = "user"
+)
+
+// ByLeafSpace groups value index by the space each sample was taken in:
+// KernelSpace when its leaf frame is InKernel, UserSpace otherwise;
+// samples without a stack count under "". Only samples that m matches
+// count.
+func ByLeafSpace(p *profile.Profile, index int, m Match) Table {
 	return Group(p, index, m, func(s *profile.Sample) string {
-		if len(s.Location) == 0 || s.Location[0].Mapping == nil {
+		switch {
+		case len(s.Location) == 0:
 			return ""
+		case InKernel(s.Location[0]):
+			return KernelSpace
 		}
-		return s.Location[0].Mapping.File
+		return UserSpace
 	})
+}
+
+// kernelHalf is where the kernel's half of a 64-bit address space begins:
+// the top bit set. On x86_64 the kernel lies from 0xffff800000000000 (with
+// 5-level paging from 0xff00000000000000) and nothing lies between the
+// halves; arm64, riscv64 and ppc64 put the kernel up there too.
+const kernelHalf = 1 << 63
+
+// InKernel says whether a location is kernel code. The rule is its
+// address: kernel code, the kernel's and its modules', lies in the
+// kernel's half of the address space, however its mapping is named
+// ("[kernel.kallsyms]", "[kvm]", or no mapping when perf could not resolve
+// the address), and user code in the other half. The one exception is
+// x86_64's [vsyscall] page, a user mapping at 0xffffffffff600000.
+func InKernel(l *profile.Location) bool {
+	if l.Mapping != nil && l.Mapping.File == "[vsyscall]" {
+		return false
+	}
+	return l.Address >= kernelHalf
 }
 
 // Match selects samples; nil selects every sample.

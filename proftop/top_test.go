@@ -8,7 +8,8 @@ import (
 	"github.com/google/pprof/profile"
 )
 
-// handMade is a profile of three stacks (leaf first) over two threads:
+// handMade is a profile of three stacks (leaf first) over two threads, the
+// kernel's frames at kernel addresses:
 //
 //	reader: pipe_read <- read <- main.loop     x5
 //	reader: main.loop                          x1
@@ -21,7 +22,11 @@ func handMade() *profile.Profile {
 	var fns []*profile.Function
 	var locs []*profile.Location
 	loc := func(m *profile.Mapping, name string) *profile.Location {
-		l := &profile.Location{ID: uint64(len(locs) + 1), Mapping: m, Address: uint64(0x1000 * (len(locs) + 1))}
+		addr := uint64(0x400000 + 0x1000*len(locs))
+		if m == kernel {
+			addr = 0xffffffff81000000 + 0x1000*uint64(len(locs))
+		}
+		l := &profile.Location{ID: uint64(len(locs) + 1), Mapping: m, Address: addr}
 		if name != "" {
 			f := &profile.Function{ID: uint64(len(fns) + 1), Name: name}
 			fns = append(fns, f)
@@ -77,8 +82,10 @@ func TestTables(t *testing.T) {
 			"reader=6/0.545 writer=5/0.455"},
 		{"by a label no sample has", ByLabel(p, 0, "process", nil), 11,
 			"=11/1.000"},
-		{"by leaf mapping", ByLeafMapping(p, 0, nil), 11,
-			"[kernel.kallsyms]=8/0.727 /bin/pb=2/0.182 =1/0.091"},
+		{"by leaf space", ByLeafSpace(p, 0, nil), 11,
+			"kernel=8/0.727 user=3/0.273"},
+		{"by leaf space of one role", ByLeafSpace(p, 0, LabelIs("role", "writer")), 5,
+			"kernel=3/0.600 user=2/0.400"},
 		{"no sample matches", Flat(p, 0, LabelIs("role", "nobody")), 0, ""},
 		{"index out of range", Flat(p, 2, nil), 0, ""},
 	}
@@ -109,6 +116,35 @@ func TestSampleIndex(t *testing.T) {
 		i, err := SampleIndex(p, c.typ)
 		if i != c.want || (err != nil) != c.wantErr {
 			t.Errorf("SampleIndex(%q) = %d, %v; want %d, error %v", c.typ, i, err, c.want, c.wantErr)
+		}
+	}
+}
+
+func TestInKernel(t *testing.T) {
+	cases := []struct {
+		name string
+		file string // "" for no mapping
+		addr uint64
+		want bool
+	}{
+		{"kernel text", "[kernel.kallsyms]", 0xffffffff813a4413, true},
+		{"a module", "[kvm]", 0xffffffffc0a1b2c3, true},
+		{"a module by its path", "/lib/modules/6.1.0/kernel/arch/x86/kvm/kvm.ko", 0xffffffffc0a1b2c3, true},
+		{"kernel address perf could not resolve", "", 0xffffffff82000010, true},
+		{"kernel with 5-level paging", "[kernel.kallsyms]", 0xff11000000001000, true},
+		{"non-PIE executable", "/tmp/pp/pipebench", 0x40a8ae, false},
+		{"libc", "/usr/lib/x86_64-linux-gnu/libc.so.6", 0x7fcf8b753050, false},
+		{"vdso", "[vdso]", 0x7fb646bc8bae, false},
+		{"vsyscall, user code in the kernel's half", "[vsyscall]", 0xffffffffff600400, false},
+		{"user address perf could not resolve", "", 0x7ffc12345678, false},
+	}
+	for _, c := range cases {
+		l := &profile.Location{Address: c.addr}
+		if c.file != "" {
+			l.Mapping = &profile.Mapping{File: c.file}
+		}
+		if got := InKernel(l); got != c.want {
+			t.Errorf("%s: InKernel(%s %#x) = %v, want %v", c.name, c.file, c.addr, got, c.want)
 		}
 	}
 }

@@ -103,6 +103,14 @@ func TestKernelProfile(t *testing.T) {
 	if !kernelEpoll {
 		t.Error("no kernel epoll frame in the profile of an epoll run")
 	}
+	// The main process is this test binary, and so is the writer process.
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Mapping[0].File; got != exe {
+		t.Errorf("first mapping %s: pprof would name the profile after it, want this binary %s", got, exe)
+	}
 	if p.DurationNanos < 300e6 || p.TimeNanos == 0 {
 		t.Errorf("duration %d ns, time %d: want the measured window", p.DurationNanos, p.TimeNanos)
 	}
@@ -181,6 +189,36 @@ func TestTopCommand(t *testing.T) {
 	golden.Check(t, "output/top.golden", out)
 }
 
+// TestKernelShareCountsModules: a sample taken in a kernel module is a
+// sample in the kernel, as one in the kernel's own text is.
+func TestKernelShareCountsModules(t *testing.T) {
+	const text = `swapper 0/0 0.000000: PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x1276f48) @ 0xffffffff81000000]: x [kernel.kallsyms]_text
+pb 0/0 0.000000: PERF_RECORD_MMAP2 7/7: [0x400000(0x362000) @ 0 fe:00 9978115 0]: r-xp /tmp/pp/pipebench
+pb 7/7 1.000000: 250000 cpu-clock:
+	ffffffffc0a1b2c3 virtnet_poll ([virtio_net])
+	ffffffff81000130 entry_SYSCALL_64_after_hwframe ([kernel.kallsyms])
+	a8ae main.main (/tmp/pp/pipebench)
+
+pb 7/7 1.000250: 250000 cpu-clock:
+	ffffffff816c88b6 anon_pipe_read ([kernel.kallsyms])
+	a8ae main.main (/tmp/pp/pipebench)
+
+pb 7/7 1.000500: 250000 cpu-clock:
+	a8ae main.main (/tmp/pp/pipebench)
+`
+	p, err := perfprof.Parse(strings.NewReader(text), perfprof.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := printTop(&out, "modules", p, 5, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "3 samples; in the kernel 66.7%\n") {
+		t.Errorf("want 2 of 3 samples in the kernel, one of them in virtio_net:\n%s", out.String())
+	}
+}
+
 func getwd(t *testing.T) string {
 	t.Helper()
 	wd, err := os.Getwd()
@@ -194,7 +232,7 @@ func getwd(t *testing.T) string {
 // cannot attach: the run ends at once with perf's words, exit 1.
 func TestKprofilePerfFailsToStart(t *testing.T) {
 	bin := t.TempDir()
-	fake := "#!/bin/sh\ncase \"$*\" in *' -- true') exit 0;; esac\necho 'fake perf: cannot attach' >&2\nexit 1\n"
+	fake := "#!/bin/sh\ncase \"$*\" in *' -- true') exit 0;; version) echo 'perf version 6.1.0'; exit 0;; esac\necho 'fake perf: cannot attach' >&2\nexit 1\n"
 	if err := os.WriteFile(filepath.Join(bin, "perf"), []byte(fake), 0o755); err != nil {
 		t.Fatal(err)
 	}

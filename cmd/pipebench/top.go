@@ -100,8 +100,8 @@ func printTop(w io.Writer, title string, p *profile.Profile, rows int, role stri
 		fmt.Fprintf(w, "; by role %s", shares(byRole))
 	}
 	var kernel float64
-	for _, r := range proftop.ByLeafMapping(p, index, match).Rows {
-		if r.Name == perfprof.KernelMapping {
+	for _, r := range proftop.ByLeafSpace(p, index, match).Rows {
+		if r.Name == proftop.KernelSpace {
 			kernel = r.Share
 		}
 	}
