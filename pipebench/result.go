@@ -15,6 +15,8 @@ type Setup struct {
 	Writer   WriterMode `json:"writer"`
 	InFlight int        `json:"in_flight"`
 	Route    Route      `json:"route"`
+	// Interval is the reporting interval.
+	Interval time.Duration `json:"interval_ns"`
 	// Reason says why auto chose the writer; empty when not chosen by auto.
 	Reason string `json:"writer_reason,omitempty"`
 	// Took is the time to make and register the pipes.
@@ -59,6 +61,10 @@ type Interval struct {
 	SamplesPerCall float64 `json:"samples_per_call"`
 	// CPU is the CPU time the threads and processes used in the interval.
 	CPU CPUTimes `json:"cpu"`
+	// Late is how long after its boundary (the window's start plus Index
+	// intervals) the reporter took the interval's counts: the time it
+	// waited for a CPU and for the Go scheduler.
+	Late time.Duration `json:"late_ns"`
 }
 
 func newInterval(index int, d Counts, elapsed time.Duration, cpu CPUTimes) Interval {

@@ -189,7 +189,7 @@ func (r *run) setup() error {
 	wtid := r.res.Setup.WriterTID
 	r.res.Setup = Setup{
 		WriterTID: wtid, PID: unix.Getpid(), WriterPID: unix.Getpid(),
-		Pipes: cfg.Pipes, Backend: cfg.BackendName(), Writer: mode, InFlight: cfg.InFlight, Route: cfg.Route,
+		Pipes: cfg.Pipes, Backend: cfg.BackendName(), Writer: mode, InFlight: cfg.InFlight, Route: cfg.Route, Interval: cfg.Interval,
 		Reason: r.plan.Reason, Took: time.Since(t0), ReaderFDs: r.plan.ReaderFDs, WriterFDs: r.plan.WriterFDs,
 		Limit: r.plan.Limit, Source: cfg.Source, Churn: cfg.Churn, Delay: cfg.Delay, CPUs: cfg.CPUs,
 		NoWaitCall: cfg.Bypass || cfg.Backend.Features.Has(NoWaitCall),
@@ -568,6 +568,7 @@ func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes,
 		snap.Ctl = r.ctlNow()
 		cpu := clocks.read(prevCPU)
 		iv := newInterval(k, snap.Sub(prev), now.Sub(last), cpu.Sub(prevCPU))
+		iv.Late = now.Sub(t0.Add(time.Duration(k) * cfg.Interval))
 		prev, last, prevCPU = snap, now, cpu
 		r.res.Intervals = append(r.res.Intervals, iv)
 		if cfg.OnInterval != nil {

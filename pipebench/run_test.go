@@ -91,6 +91,13 @@ func TestRunWriterModes(t *testing.T) {
 					t.Errorf("reader wrote %d credit words in %d non-empty calls", res.Totals.Writes, full)
 				}
 			}
+			for _, iv := range res.Intervals {
+				// The reporter's timer never fires early: an interval's
+				// counts are taken at or after its boundary.
+				if iv.Late < 0 || iv.Late >= cfg.Interval {
+					t.Errorf("interval %d counted %v after its boundary", iv.Index, iv.Late)
+				}
+			}
 			if c.inFlight == 1 {
 				for _, iv := range res.Intervals {
 					if iv.Events > 0 && iv.SamplesPerCall != 1 {

@@ -19,7 +19,7 @@ import (
 // fixture is a hand-made result: 4 intervals of 1 s with known counts.
 func fixture() *pipebench.Result {
 	res := &pipebench.Result{
-		Setup: pipebench.Setup{Pipes: 1000, Backend: "epoll", Writer: pipebench.WriterThread, InFlight: 10,
+		Setup: pipebench.Setup{Pipes: 1000, Backend: "epoll", Writer: pipebench.WriterThread, InFlight: 10, Interval: time.Second,
 			Took: 25 * time.Millisecond, ReaderFDs: 2010, Limit: 20000},
 		Elapsed: 4 * time.Second,
 	}
@@ -27,7 +27,7 @@ func fixture() *pipebench.Result {
 	var tot pipebench.Counts
 	for i, e := range events {
 		c := pipebench.Counts{Events: e, Tokens: e + e/10, Calls: e / 5, EmptyCalls: 2, Reads: e, Writes: e / 5}
-		res.Intervals = append(res.Intervals, pipebench.Interval{Index: i + 1, Seconds: 1, Counts: c,
+		res.Intervals = append(res.Intervals, pipebench.Interval{Index: i + 1, Seconds: 1, Counts: c, Late: time.Duration(i+1) * time.Millisecond,
 			EventsPerSec: float64(e), TokensPerSec: float64(c.Tokens), SamplesPerCall: float64(e) / float64(c.Calls-2)})
 		tot.Events += c.Events
 		tot.Tokens += c.Tokens
@@ -284,4 +284,15 @@ func restWarningsOf(s Summary) []string {
 		}
 	}
 	return got
+}
+
+func TestLateWarning(t *testing.T) {
+	res := fixture()
+	if w := lateWarning(res); w != "" {
+		t.Errorf("intervals at most 4 ms late of 1 s: warning %q, want none", w)
+	}
+	res.Intervals[2].Late = 11 * time.Millisecond
+	if w := lateWarning(res); !strings.Contains(w, "interval 3 was counted 11ms after its boundary") {
+		t.Errorf("interval 3 11 ms late of 1 s: warning %q", w)
+	}
 }

@@ -128,6 +128,9 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 		s.Warnings = append(s.Warnings, "the backend reported pipes ready that had nothing to read")
 	}
 	s.Warnings = append(s.Warnings, restWarnings(res)...)
+	if w := lateWarning(res); w != "" {
+		s.Warnings = append(s.Warnings, w)
+	}
 	return s
 }
 
@@ -213,6 +216,26 @@ func restWarnings(res *pipebench.Result) []string {
 		check("writer process", writerRest, res.WriterProcess)
 	}
 	return w
+}
+
+// LateShare is how late, as a share of the interval, an interval's counts
+// may be taken before the summary warns that the reporter did not get to
+// run on time.
+const LateShare = 0.01
+
+// lateWarning warns when any interval's counts were taken more than
+// LateShare of an interval after its boundary.
+func lateWarning(res *pipebench.Result) string {
+	var worst pipebench.Interval
+	for _, iv := range res.Intervals {
+		if iv.Late > worst.Late {
+			worst = iv
+		}
+	}
+	if worst.Index == 0 || float64(worst.Late) <= LateShare*float64(res.Setup.Interval) {
+		return ""
+	}
+	return fmt.Sprintf("interval %d was counted %v after its boundary (more than %.0f%% of an interval): the reporter waited for a CPU", worst.Index, worst.Late.Round(time.Microsecond), 100*LateShare)
 }
 
 // Across summarises several runs of one configuration (-count): the
