@@ -75,6 +75,7 @@ if [[ -n ${want[-taskset]:-} && ${want[-taskset]} != yes && ${want[-taskset]} !=
 	exit 2
 fi
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: REPS=$REPS: want a positive integer" >&2; exit 2; }
+[[ $QUIET =~ ^[0-9]+$ ]] || { echo "compare.sh: QUIET=$QUIET: want a number of seconds" >&2; exit 2; }
 
 # dur_secs prints a Go-style duration (3s, 500ms, 1m30s) in seconds.
 dur_secs() {
@@ -157,9 +158,9 @@ fi
 # estimate prints the expected duration of n rows: per run DUR, about a
 # second for the idle check and a third for start-up and setup.
 estimate() {
-	awk -v n="$1" -v r="$REPS" -v d="$dur" 'BEGIN {
+	awk -v n="$1" -v r="$REPS" -v d="$dur" -v q="$QUIET" 'BEGIN {
 		s = n * r * 2 * (d + 1.3); m = int(s / 60 + 0.5)
-		printf "%d rows x %d runs x 2 programs x %gs: expected about %s\n", n, r, d, (s < 90) ? int(s + 0.5) "s" : m " min"
+		printf "%d rows x %d runs x 2 programs x %gs: expected about %s on an idle machine (up to %ds more a run on a busy one)\n", n, r, d, (s < 90) ? int(s + 0.5) "s" : m " min", q
 	}'
 }
 
@@ -185,7 +186,7 @@ git diff --quiet HEAD 2>/dev/null || commit+="+changes"
 cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
 clock=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC')  Linux $(uname -r)  ${cpu:-unknown CPU}  nproc $(nproc)  clock $clock  fds $(ulimit -Hn)  REPS=$REPS DUR=$DUR  commit $commit"
-echo "# $(estimate ${#rows[@]}), less for rows left out"
+echo "# $(estimate ${#rows[@]})"
 
 # Each distinct configuration once, briefly, by both programs: leave out
 # what either refuses.
