@@ -486,3 +486,61 @@ func TestBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareList checks compare.sh's default table and filters without
+// measuring anything (-list takes no lock and builds nothing).
+func TestCompareList(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skipf("bash not found: %v", err)
+	}
+	list := func(args ...string) (int, []string, string) {
+		cmd := exec.Command(bash, append([]string{"compare.sh", "-list"}, args...)...)
+		cmd.Env = append(os.Environ(), "REPS=3", "DUR=3s", "QUIET=30", "TASKSET=")
+		code, stdout, stderr := runCmd(t, cmd)
+		return code, strings.Split(strings.TrimSuffix(stdout, "\n"), "\n"), stderr
+	}
+	code, lines, stderr := list()
+	if code != 0 || len(lines) != 121 {
+		t.Fatalf("compare.sh -list: exit %d, %d lines, stderr %q; want 120 rows and the estimate", code, len(lines), stderr)
+	}
+	if want := "120 rows x 3 runs x 2 programs x 3s: expected about 52 min"; !strings.HasPrefix(lines[120], want) {
+		t.Errorf("estimate %q, want it to start with %q", lines[120], want)
+	}
+	seen := map[string]bool{}
+	for _, l := range lines[:120] {
+		if seen[l] {
+			t.Errorf("row %q listed twice", l)
+		}
+		seen[l] = true
+	}
+	for _, row := range []string{
+		"-b epoll -n 9996 -l 0 -writer process",
+		"-b poll -n 10 -l 1 -writer self",
+		"-b uring -n 1000 -l 10 -writer thread",
+		"-b select -n 10 -l 0 -writer process",
+		"-b epoll-et -n 1000 -l 1 -writer self",
+		"taskset=0 -b poll -n 1000 -l 0 -writer process",
+	} {
+		if !seen[row] {
+			t.Errorf("the default table lacks %q", row)
+		}
+	}
+	for _, row := range []string{"-b epoll -n 10 -l 0 -writer self", "-b uring -n 9996 -l 1 -writer thread", "taskset=0 -b epoll -n 10 -l 1 -writer self"} {
+		if seen[row] {
+			t.Errorf("the default table has %q", row)
+		}
+	}
+	code, lines, _ = list("-b", "uring,epoll-et", "-writer", "process", "-l", "0", "-taskset", "no")
+	want := []string{"-b epoll-et -n 10 -l 0 -writer process", "-b epoll-et -n 1000 -l 0 -writer process",
+		"-b uring -n 10 -l 0 -writer process", "-b uring -n 1000 -l 0 -writer process"}
+	if code != 0 || len(lines) != len(want)+1 || strings.Join(lines[:len(want)], "\n") != strings.Join(want, "\n") {
+		t.Errorf("filtered list: exit %d, lines %q; want %q and the estimate", code, lines, want)
+	}
+	if code, _, stderr := list("-b", "kqueue"); code != 2 || stderr != "compare.sh: no configuration matches the filters\n" {
+		t.Errorf("-b kqueue: exit %d, stderr %q; want exit 2 and one line", code, stderr)
+	}
+	if code, lines, _ := list("taskset=1 -b poll -n 5 -l 2 -writer thread", "-taskset", "yes"); code != 0 || lines[0] != "taskset=1 -b poll -n 5 -l 2 -writer thread" {
+		t.Errorf("a configuration given: exit %d, lines %q", code, lines)
+	}
+}
