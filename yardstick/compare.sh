@@ -2,13 +2,32 @@
 # compare.sh: pipebench against the C yardstick, same arguments, run
 # alternately, and the ratio pipebench/C of their median evts/sec.
 #
-#   yardstick/compare.sh                  # the default table below
-#   yardstick/compare.sh "-b epoll -n 10 -l 1 -writer self" ...
+#   yardstick/compare.sh                       # the default table (-list shows it)
+#   yardstick/compare.sh -b epoll -n 10,1000   # the rows of the default table that match
+#   yardstick/compare.sh "-b epoll -n 10 -l 1 -writer self" "taskset=0 -b poll -n 1000 -l 0 -writer thread"
+#   yardstick/compare.sh -list [filters]       # the rows and the expected duration; measures nothing
+#
+# Filters, each a comma-separated list matched exactly against a row's
+# flags: -b, -writer, -n, -l; -taskset yes|no keeps the rows confined to one
+# CPU, or the others. A configuration is one argument: the flags both
+# programs get; a leading word taskset=CPUS runs both under taskset -c CPUS.
+# Give -writer explicitly: pipebench's default is auto, the yardstick's is
+# thread.
+#
+# The default table: epoll and poll x writer self, thread, process x -n 10,
+# 1000, 9996 x -l 1, 10, 0 (0, unbounded, with a thread or process writer
+# only); select, epoll-et and uring the same at -n 10 and 1000; then the
+# epoll and poll thread and process rows at -n 10 and 1000 again with both
+# programs confined to CPU 0 (taskset=0). Before measuring, each distinct
+# configuration is tried once for 100 ms by both programs: a row that one of
+# them refuses (it does not fit the descriptor limit, or the kernel lacks
+# io_uring) is left out, with that program's one line.
 #
 # Each configuration runs REPS times (default 3) per program for DUR
 # (default 3s) each, the two programs taking turns (which goes first
 # alternates too). Each run's figure is its own summary median over the
 # intervals after the 1 s warm-up; the table shows the median of those.
+# TASKSET=CPUS confines every row that does not name its own CPUs.
 # It takes /tmp/pipebench-measure.lock itself, so that no other measurement
 # overlaps: do not wrap it in flock too. (flock -o keeps the lock's
 # descriptor out of the programs: at -n 9996 their descriptor budget is
@@ -19,12 +38,141 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lock=/tmp/pipebench-measure.lock
-if [[ -z ${YARDSTICK_LOCKED:-} ]]; then
-	YARDSTICK_LOCKED=1 exec flock -o "$lock" "$here/compare.sh" "$@"
-fi
 DUR=${DUR:-3s}
 REPS=${REPS:-3}
 QUIET=${QUIET:-30}
+TASKSET=${TASKSET:-}
+
+usage() {
+	echo "usage: compare.sh [-list] [-b LIST] [-writer LIST] [-n LIST] [-l LIST] [-taskset yes|no] [CONFIG ...]" >&2
+	echo "       CONFIG: \"[taskset=CPUS] -b epoll -n 1000 -l 1 -writer thread\"; env REPS DUR QUIET TASKSET" >&2
+	exit 2
+}
+
+orig=("$@")
+list=0
+configs=()
+declare -A want=()
+while (($# > 0)); do
+	case $1 in
+	-list) list=1 ;;
+	-b | -writer | -n | -l | -taskset)
+		(($# >= 2)) || usage
+		want[$1]=$2
+		shift
+		;;
+	-h | -help | --help) usage ;;
+	-*)
+		[[ $1 == *" "* ]] || { echo "compare.sh: unknown filter $1" >&2; usage; }
+		configs+=("$1")
+		;;
+	*) configs+=("$1") ;;
+	esac
+	shift
+done
+if [[ -n ${want[-taskset]:-} && ${want[-taskset]} != yes && ${want[-taskset]} != no ]]; then
+	echo "compare.sh: -taskset ${want[-taskset]}: want yes or no" >&2
+	exit 2
+fi
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: REPS=$REPS: want a positive integer" >&2; exit 2; }
+[[ $QUIET =~ ^[0-9]+$ ]] || { echo "compare.sh: QUIET=$QUIET: want a number of seconds" >&2; exit 2; }
+
+# dur_secs prints a Go-style duration (3s, 500ms, 1m30s) in seconds.
+dur_secs() {
+	awk -v d="$1" 'BEGIN {
+		t = 0; s = d
+		while (match(s, /^[0-9.]+(ns|us|ms|s|m|h)/)) {
+			tok = substr(s, 1, RLENGTH); s = substr(s, RLENGTH + 1)
+			match(tok, /[a-z]+$/); u = substr(tok, RSTART); v = substr(tok, 1, RSTART - 1) + 0
+			t += v * (u == "ns" ? 1e-9 : u == "us" ? 1e-6 : u == "ms" ? 1e-3 : u == "s" ? 1 : u == "m" ? 60 : 3600)
+		}
+		if (s != "" || t <= 0) exit 1
+		print t
+	}'
+}
+dur=$(dur_secs "$DUR") || { echo "compare.sh: DUR=$DUR: want a duration such as 3s or 500ms" >&2; exit 2; }
+
+if ((${#configs[@]} == 0)); then
+	for b in epoll poll select epoll-et uring; do
+		case $b in epoll | poll) ns="10 1000 9996" ;; *) ns="10 1000" ;; esac
+		for w in self thread process; do
+			for n in $ns; do
+				for l in 1 10 0; do
+					[[ $w == self && $l == 0 ]] || configs+=("-b $b -n $n -l $l -writer $w")
+				done
+			done
+		done
+	done
+	for b in epoll poll; do
+		for w in thread process; do
+			for n in 10 1000; do
+				for l in 1 10 0; do
+					configs+=("taskset=0 -b $b -n $n -l $l -writer $w")
+				done
+			done
+		done
+	done
+fi
+
+# split sets cpus and args from a configuration.
+split() {
+	cpus=$TASKSET args=$1
+	if [[ $1 =~ ^taskset=([^ ]+)( +(.*))?$ ]]; then
+		cpus=${BASH_REMATCH[1]} args=${BASH_REMATCH[3]}
+	fi
+}
+
+# flag prints the value of flag $2 in args $1, or nothing.
+flag() {
+	local a=($1) i
+	for ((i = 0; i < ${#a[@]}; i++)); do
+		[[ ${a[i]} == "$2" ]] && { echo "${a[i + 1]:-}"; return; }
+		[[ ${a[i]} == "$2="* ]] && { echo "${a[i]#*=}"; return; }
+	done
+}
+
+# matches says whether a configuration passes the filters.
+matches() {
+	split "$1"
+	local f v
+	for f in -b -writer -n -l; do
+		[[ -n ${want[$f]:-} ]] || continue
+		v=$(flag "$args" "$f")
+		[[ ,${want[$f]}, == *",$v,"* ]] || return 1
+	done
+	case ${want[-taskset]:-} in
+	yes) [[ -n $cpus ]] ;;
+	no) [[ -z $cpus ]] ;;
+	esac
+}
+
+rows=()
+for cfg in "${configs[@]}"; do
+	if matches "$cfg"; then rows+=("$cfg"); fi
+done
+if ((${#rows[@]} == 0)); then
+	echo "compare.sh: no configuration matches the filters" >&2
+	exit 2
+fi
+
+# estimate prints the expected duration of n rows: per run DUR, about a
+# second for the idle check and a third for start-up and setup.
+estimate() {
+	awk -v n="$1" -v r="$REPS" -v d="$dur" -v q="$QUIET" 'BEGIN {
+		s = n * r * 2 * (d + 1.3); m = int(s / 60 + 0.5)
+		printf "%d rows x %d runs x 2 programs x %gs: expected about %s on an idle machine (up to %ds more a run on a busy one)\n", n, r, d, (s < 90) ? int(s + 0.5) "s" : m " min", q
+	}'
+}
+
+if ((list)); then
+	printf '%s\n' "${rows[@]}"
+	estimate ${#rows[@]}
+	exit 0
+fi
+
+if [[ -z ${YARDSTICK_LOCKED:-} ]]; then
+	YARDSTICK_LOCKED=1 exec flock -o "$lock" "$here/compare.sh" "${orig[@]}"
+fi
 cd "$here/.."
 
 tmp=$(mktemp -d)
@@ -32,16 +180,38 @@ trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/pipebench" ./cmd/pipebench
 gcc -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$tmp/yardstick" yardstick/c/yardstick.c
 
-configs=("$@")
-if ((${#configs[@]} == 0)); then
-	for b in epoll poll; do
-		for n in 10 1000; do
-			for l in 1 10; do
-				configs+=("-b $b -n $n -l $l -writer self")
-			done
+# The header says where the table was measured.
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+git diff --quiet HEAD 2>/dev/null || commit+="+changes"
+cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+clock=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC')  Linux $(uname -r)  ${cpu:-unknown CPU}  nproc $(nproc)  clock $clock  fds $(ulimit -Hn)  REPS=$REPS DUR=$DUR  commit $commit"
+echo "# $(estimate ${#rows[@]})"
+
+# Each distinct configuration once, briefly, by both programs: leave out
+# what either refuses.
+declare -A tried=()
+kept=()
+for cfg in "${rows[@]}"; do
+	split "$cfg"
+	if [[ -z ${tried[k$args]+x} ]]; then
+		tried[k$args]=""
+		for prog in pipebench yardstick; do
+			if ! "$tmp/$prog" $args -d 100ms -i 100ms -warmup 0 >/dev/null 2>"$tmp/err"; then
+				tried[k$args]=$(tail -n 1 "$tmp/err")
+				[[ -n ${tried[k$args]} ]] || tried[k$args]="$prog failed"
+				break
+			fi
 		done
-	done
-fi
+	fi
+	if [[ -n ${tried[k$args]} ]]; then
+		echo "# left out: $cfg: ${tried[k$args]}"
+	else
+		kept+=("$cfg")
+	fi
+done
+((${#kept[@]} > 0)) || { echo "compare.sh: every row was left out" >&2; exit 1; }
+((${#kept[@]} == ${#rows[@]})) || echo "# $(estimate ${#kept[@]})"
 
 # median_of prints the median of its arguments.
 median_of() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
@@ -67,28 +237,47 @@ quiet() {
 	return 1
 }
 
-# one runs a program and prints the median evts/sec of its summary, with a
-# * when the machine was busy before it started.
+# one runs a program on the configuration split into cpus and args and
+# prints the median evts/sec of its summary, with a * when the machine was
+# busy before it started, or "failed" (its last line goes to stderr).
 one() {
-	local out mark=""
+	local out mark="" pre=()
+	[[ -z $cpus ]] || pre=(taskset -c "$cpus")
 	quiet || mark="*"
-	out=$("$tmp/$1" $2 -d "$DUR") || { echo "compare.sh: $1 $2 failed" >&2; exit 1; }
+	if ! out=$("${pre[@]}" "$tmp/$1" $args -d "$DUR" 2>"$tmp/err"); then
+		echo "compare.sh: $1 $args: $(tail -n 1 "$tmp/err")" >&2
+		echo failed
+		return
+	fi
 	awk -v m="$mark" '$1 == "evts/sec" && $2 == "median" {print $3 m}' <<<"$out"
 }
 
-noisy=0
-printf '%-36s %10s %10s %7s   %s\n' configuration pipebench C ratio "runs (pipebench | C)"
-for cfg in "${configs[@]}"; do
+noisy=0 failed=0 below=0
+t_start=$SECONDS
+printf '%-52s %10s %10s %7s   %s\n' configuration pipebench C ratio "runs (pipebench | C)"
+for cfg in "${kept[@]}"; do
+	split "$cfg"
 	pb=() c=()
 	for ((r = 0; r < REPS; r++)); do
 		if ((r % 2 == 0)); then
-			pb+=("$(one pipebench "$cfg")") c+=("$(one yardstick "$cfg")")
+			pb+=("$(one pipebench)") c+=("$(one yardstick)")
 		else
-			c+=("$(one yardstick "$cfg")") pb+=("$(one pipebench "$cfg")")
+			c+=("$(one yardstick)") pb+=("$(one pipebench)")
 		fi
 	done
+	if [[ " ${pb[*]} ${c[*]} " == *" failed "* ]]; then
+		failed=$((failed + 1))
+		printf '%-52s %10s %10s %7s   %s | %s\n' "$cfg" - - failed "${pb[*]}" "${c[*]}"
+		continue
+	fi
 	for v in "${pb[@]}" "${c[@]}"; do [[ $v != *\* ]] || noisy=$((noisy + 1)); done
 	mp=$(median_of "${pb[@]%\*}") mc=$(median_of "${c[@]%\*}")
-	printf '%-36s %10.0f %10.0f %7.3f   %s | %s\n' "$cfg" "$mp" "$mc" "$(awk -v a="$mp" -v b="$mc" 'BEGIN {print a/b}')" "${pb[*]}" "${c[*]}"
+	ratio=$(awk -v a="$mp" -v b="$mc" 'BEGIN {print (b > 0) ? a / b : 0}')
+	awk -v x="$ratio" 'BEGIN {exit !(x < 0.95)}' && below=$((below + 1))
+	printf '%-52s %10.0f %10.0f %7.3f   %s | %s\n' "$cfg" "$mp" "$mc" "$ratio" "${pb[*]}" "${c[*]}"
 done
+took=$((SECONDS - t_start))
+((took < 90)) && took="${took}s" || took="$(((took + 30) / 60)) min"
+echo "# ${#kept[@]} rows in $took; $below with pipebench below 0.95 of C"
 ((noisy == 0)) || echo "* $noisy runs started on a busy machine (no idle second within ${QUIET}s)"
+((failed == 0)) || { echo "compare.sh: $failed rows failed" >&2; exit 1; }

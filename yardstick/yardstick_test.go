@@ -3,9 +3,10 @@ package yardstick
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -17,6 +18,20 @@ import (
 
 	"golang.org/x/sys/unix"
 )
+
+// TestMain marks every descriptor this test inherited close-on-exec, so
+// that the programs it starts hold stdio and what they open, nothing more:
+// the descriptor budgets below are exact.
+func TestMain(m *testing.M) {
+	if ents, err := os.ReadDir("/proc/self/fd"); err == nil {
+		for _, e := range ents {
+			if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+				unix.CloseOnExec(fd)
+			}
+		}
+	}
+	os.Exit(m.Run())
+}
 
 // build compiles c/yardstick.c into a temporary directory, or skips the test
 // when there is no gcc.
@@ -39,27 +54,56 @@ func build(t *testing.T) string {
 // never waits more than 30 s.
 func run(t *testing.T, bin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
+	return runCmd(t, exec.Command(bin, args...))
+}
+
+// runLimited runs the yardstick with RLIMIT_NOFILE (soft and hard) set to
+// limit by the shell, so that descriptor budgets can be tested whatever the
+// machine's limit.
+func runLimited(t *testing.T, limit int, bin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	script := fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, limit)
+	return runCmd(t, exec.Command("sh", append([]string{"-c", script, bin}, args...)...))
+}
+
+func runCmd(t *testing.T, cmd *exec.Cmd) (code int, stdout, stderr string) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	timer := time.AfterFunc(30*time.Second, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
+	err := cmd.Wait()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
 	case errors.As(err, &exit) && exit.Exited():
 		code = exit.ExitCode()
 	default:
-		t.Fatalf("yardstick %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+		t.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, errb.String())
 	}
 	return code, out.String(), errb.String()
 }
 
+// skipIfNoUring skips a uring test when this kernel refuses io_uring, with
+// the yardstick's own reason.
+func skipIfNoUring(t *testing.T, code int, stderr string) {
+	t.Helper()
+	if b, err := os.ReadFile("/proc/sys/kernel/io_uring_disabled"); err == nil && strings.TrimSpace(string(b)) == "2" {
+		t.Skip("io_uring is disabled on this machine (/proc/sys/kernel/io_uring_disabled = 2)")
+	}
+	if code == 2 && strings.HasPrefix(stderr, "yardstick: -b uring: ") {
+		t.Skipf("the kernel refuses io_uring: %s", strings.TrimSpace(stderr))
+	}
+}
+
 var (
-	setupRe    = regexp.MustCompile(`^(\d+) pipes setup \((\w+), writer (\w+)\)$`)
+	setupRe    = regexp.MustCompile(`^(\d+) pipes setup \(([\w-]+), writer (\w+)\)$`)
 	intervalRe = regexp.MustCompile(`^\d+ evts/sec [0-9.e+-]+ samples per call$`)
 	medianRe   = regexp.MustCompile(`^evts/sec       median (\d+)  \(n=(\d+) intervals, (\d+) warm-up left out\)$`)
+	perEventRe = regexp.MustCompile(`^per event      calls [0-9.e+-]+  reads [0-9.e+-]+  writes ([0-9.e+-]+)(  full [0-9.e+-]+)?$`)
 	timingRe   = regexp.MustCompile(`^setup          (\d+) pipes in [0-9.]+ ms$`)
 	tokensRe   = regexp.MustCompile(`^tokens         sent (\d+)  received (\d+)  drained (\d+)  lost (-?\d+)$`)
 )
@@ -81,7 +125,7 @@ func parseTokens(t *testing.T, line string) tokens {
 }
 
 // checkTokens asserts that every token is accounted for and that no more
-// than inFlight were left in the pipes.
+// than inFlight were left in the pipes (inFlight 0: unbounded, no bound).
 func checkTokens(t *testing.T, tk tokens, inFlight int64) {
 	t.Helper()
 	if tk.lost != 0 || tk.sent != tk.received+tk.drained {
@@ -90,9 +134,58 @@ func checkTokens(t *testing.T, tk tokens, inFlight int64) {
 	if tk.received == 0 {
 		t.Errorf("tokens %+v: nothing received", tk)
 	}
-	if tk.drained > inFlight {
+	if inFlight > 0 && tk.drained > inFlight {
 		t.Errorf("tokens %+v: drained more than the %d in flight", tk, inFlight)
 	}
+}
+
+// checkRun checks a finished 300 ms run's output: the setup line, three
+// intervals, the summary and the accounting.
+func checkRun(t *testing.T, stdout, backend, writer string, pipes, inFlight int) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if len(lines) != 1+3+6 {
+		t.Fatalf("got %d lines, want a setup line, 3 interval lines and 6 summary lines:\n%s", len(lines), stdout)
+	}
+	want := fmt.Sprintf("%d pipes setup (%s, writer %s)", pipes, backend, writer)
+	if m := setupRe.FindStringSubmatch(lines[0]); m == nil || lines[0] != want {
+		t.Errorf("setup line %q, want %q", lines[0], want)
+	}
+	for _, l := range lines[1:4] {
+		if !intervalRe.MatchString(l) {
+			t.Errorf("interval line %q does not match %v", l, intervalRe)
+		}
+	}
+	flight := strconv.Itoa(inFlight)
+	if inFlight == 0 {
+		flight = "unbounded"
+	}
+	head := fmt.Sprintf("--- yardstick: %s, %d pipes, %s tokens in flight, writer %s, measured ", backend, pipes, flight, writer)
+	if !strings.HasPrefix(lines[4], head) {
+		t.Errorf("summary line %q, want it to start with %q", lines[4], head)
+	}
+	if m := medianRe.FindStringSubmatch(lines[5]); m == nil || m[2] != "2" || m[3] != "1" {
+		t.Errorf("median line %q: want %v with 2 intervals and 1 warm-up", lines[5], medianRe)
+	}
+	m := perEventRe.FindStringSubmatch(lines[7])
+	switch {
+	case m == nil:
+		t.Errorf("per-event line %q does not match %v", lines[7], perEventRe)
+	case (m[2] != "") != (inFlight == 0):
+		t.Errorf("per-event line %q: want a full count with -l 0 and only then", lines[7])
+	default:
+		// The writer's tokens are writes too: at least one per event
+		// with a separate writer (one token per read at most, and its
+		// credit word or its failed writes).
+		w, _ := strconv.ParseFloat(m[1], 64)
+		if writer != "self" && inFlight > 0 && w < 1 {
+			t.Errorf("per-event line %q: want the writer's writes counted (at least 1 per event)", lines[7])
+		}
+	}
+	if m := timingRe.FindStringSubmatch(lines[8]); m == nil || m[1] != strconv.Itoa(pipes) {
+		t.Errorf("setup timing line %q does not match %v for %d pipes", lines[8], timingRe, pipes)
+	}
+	checkTokens(t, parseTokens(t, lines[9]), int64(inFlight))
 }
 
 func TestOutputAndAccounting(t *testing.T) {
@@ -110,51 +203,67 @@ func TestOutputAndAccounting(t *testing.T) {
 		{"epoll", "thread", 100, 10, nil},
 		{"poll", "thread", 10, 1, nil},
 		{"select", "thread", 50, 5, nil},
+		// Edge-triggered: one pipe, so that every forwarded token lands in
+		// the pipe being drained; the drain must still end.
+		{"epoll-et", "self", 1, 10, nil},
+		{"epoll-et", "self", 100, 10, []string{"-route", "next"}},
+		{"epoll-et", "thread", 50, 5, nil},
+		{"epoll", "process", 100, 10, nil},
+		{"poll", "process", 10, 1, nil},
+		{"select", "process", 600, 10, nil},
+		{"epoll-et", "process", 50, 4, nil},
+		// Unbounded writers: the pipes fill and their writes count as full.
+		{"epoll", "thread", 10, 0, nil},
+		{"poll", "process", 100, 0, nil},
+		{"select", "thread", 50, 0, nil},
+		{"epoll-et", "process", 10, 0, nil},
+		{"uring", "self", 1, 10, nil},
+		{"uring", "self", 100, 10, nil},
+		{"uring", "thread", 10, 1, nil},
+		{"uring", "process", 100, 10, nil},
+		{"uring", "thread", 10, 0, nil},
+		{"uring", "process", 100, 0, nil},
 	}
 	for _, c := range cases {
 		args := append([]string{"-b", c.backend, "-writer", c.writer, "-n", strconv.Itoa(c.pipes),
 			"-l", strconv.Itoa(c.inFlight), "-d", "300ms", "-i", "100ms"}, c.extra...)
-		t.Run(strings.Join(args[:8], " "), func(t *testing.T) {
+		t.Run(strings.Join(append(args[:8:8], c.extra...), " "), func(t *testing.T) {
 			code, stdout, stderr := run(t, bin, args...)
+			if c.backend == "uring" {
+				skipIfNoUring(t, code, stderr)
+			}
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d, stderr %q; stdout:\n%s", code, stderr, stdout)
 			}
-			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-			if len(lines) != 1+3+6 {
-				t.Fatalf("got %d lines, want a setup line, 3 interval lines and 6 summary lines:\n%s", len(lines), stdout)
-			}
-			want := fmt.Sprintf("%d pipes setup (%s, writer %s)", c.pipes, c.backend, c.writer)
-			if m := setupRe.FindStringSubmatch(lines[0]); m == nil || lines[0] != want {
-				t.Errorf("setup line %q, want %q", lines[0], want)
-			}
-			for _, l := range lines[1:4] {
-				if !intervalRe.MatchString(l) {
-					t.Errorf("interval line %q does not match %v", l, intervalRe)
-				}
-			}
-			head := fmt.Sprintf("--- yardstick: %s, %d pipes, %d tokens in flight, writer %s, measured ",
-				c.backend, c.pipes, c.inFlight, c.writer)
-			if !strings.HasPrefix(lines[4], head) {
-				t.Errorf("summary line %q, want it to start with %q", lines[4], head)
-			}
-			if m := medianRe.FindStringSubmatch(lines[5]); m == nil || m[2] != "2" || m[3] != "1" {
-				t.Errorf("median line %q: want %v with 2 intervals and 1 warm-up", lines[5], medianRe)
-			}
-			if m := timingRe.FindStringSubmatch(lines[8]); m == nil || m[1] != strconv.Itoa(c.pipes) {
-				t.Errorf("setup timing line %q does not match %v for %d pipes", lines[8], timingRe, c.pipes)
-			}
-			checkTokens(t, parseTokens(t, lines[9]), int64(c.inFlight))
+			checkRun(t, stdout, c.backend, c.writer, c.pipes, c.inFlight)
 		})
 	}
 }
 
 // TestInterrupt runs until SIGINT: the summary and the accounting still
-// print and the exit status is 0.
+// print and the exit status is 0. The writer process, in its own process
+// group, is stopped in order.
 func TestInterrupt(t *testing.T) {
 	bin := build(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-b", "epoll", "-writer", "thread", "-n", "20", "-l", "4", "-d", "0", "-i", "50ms")
+	for _, writer := range []string{"thread", "process"} {
+		t.Run(writer, func(t *testing.T) {
+			cmd := exec.Command(bin, "-b", "epoll", "-writer", writer, "-n", "20", "-l", "4", "-d", "0", "-i", "50ms")
+			lines, err := runUntil(t, cmd, 3, func() error { return cmd.Process.Signal(syscall.SIGINT) })
+			if err != nil {
+				t.Fatalf("yardstick after SIGINT: %v; output:\n%s", err, strings.Join(lines, "\n"))
+			}
+			if len(lines) < 6 || !strings.Contains(lines[len(lines)-6], "interrupted after") {
+				t.Fatalf("want a summary saying the run was interrupted; output:\n%s", strings.Join(lines, "\n"))
+			}
+			checkTokens(t, parseTokens(t, lines[len(lines)-1]), 4)
+		})
+	}
+}
+
+// runUntil starts cmd, calls act once it has printed after lines (the setup
+// line and some intervals), and returns every line and the exit error.
+func runUntil(t *testing.T, cmd *exec.Cmd, after int, act func() error) ([]string, error) {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -162,23 +271,177 @@ func TestInterrupt(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	timer := time.AfterFunc(30*time.Second, func() { _ = cmd.Process.Kill() })
+	defer timer.Stop()
 	sc := bufio.NewScanner(stdout)
 	var lines []string
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
-		if len(lines) == 3 { // the setup line and two intervals
-			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		if len(lines) == after {
+			if err := act(); err != nil {
+				_ = cmd.Process.Kill()
 				t.Fatal(err)
 			}
 		}
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("yardstick after SIGINT: %v; output:\n%s", err, strings.Join(lines, "\n"))
+	_, _ = io.Copy(io.Discard, stdout)
+	return lines, cmd.Wait()
+}
+
+// childrenOf lists the processes whose parent is pid.
+func childrenOf(t *testing.T, pid int) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(lines) < 6 || !strings.Contains(lines[len(lines)-6], "interrupted after") {
-		t.Fatalf("want a summary saying the run was interrupted; output:\n%s", strings.Join(lines, "\n"))
+	var kids []int
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after ')'.
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			kids = append(kids, p)
+		}
 	}
-	checkTokens(t, parseTokens(t, lines[len(lines)-1]), 4)
+	return kids
+}
+
+func countFDs(t *testing.T, pid int) int {
+	t.Helper()
+	ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		t.Fatalf("count descriptors of %d: %v", pid, err)
+	}
+	return len(ents)
+}
+
+// TestProcessHoldsItsEnds checks that, with a writer process, the reader
+// holds the read ends and the writer the write ends: about N descriptors
+// each, where one process would hold 2N.
+func TestProcessHoldsItsEnds(t *testing.T) {
+	bin := build(t)
+	const pipes = 600
+	cmd := exec.Command(bin, "-b", "epoll", "-writer", "process", "-n", strconv.Itoa(pipes), "-l", "10", "-d", "500ms", "-i", "100ms")
+	var reader, writer int
+	lines, err := runUntil(t, cmd, 2, func() error {
+		kids := childrenOf(t, cmd.Process.Pid)
+		if len(kids) != 1 {
+			return fmt.Errorf("yardstick %d has %d child processes %v, want one writer process", cmd.Process.Pid, len(kids), kids)
+		}
+		reader, writer = countFDs(t, cmd.Process.Pid), countFDs(t, kids[0])
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("yardstick: %v; output:\n%s", err, strings.Join(lines, "\n"))
+	}
+	// The reader: stdio, epoll, the credit pipe's write end, the control
+	// socket and the read ends; the writer: stdio, the credit pipe's read
+	// end, the control socket and the write ends.
+	if reader != pipes+6 || writer != pipes+5 {
+		t.Errorf("the reader holds %d descriptors and the writer process %d, want %d and %d", reader, writer, pipes+6, pipes+5)
+	}
+	checkTokens(t, parseTokens(t, lines[len(lines)-1]), 10)
+}
+
+// TestDescriptorBudget runs each writer mode at the most pipes its
+// descriptor plan allows under a limit of 1000, and one more, which is
+// refused before any pipe is made. The plan is exact: one pipe more than
+// it allows would fail while making pipes, not at the check.
+func TestDescriptorBudget(t *testing.T) {
+	bin := build(t)
+	const limit = 1000
+	const refuse = "yardstick: -n %d with -writer %s needs %d descriptors in one process, the limit is %d: want -n %d or fewer%s, or a higher hard limit\n"
+	const remedy = ", -writer process (each process then holds about -n descriptors)"
+	cases := []struct {
+		writer, backend string
+		most, need      int // the most pipes that fit; what one more needs
+		remedy          string
+	}{
+		// stdio, epoll, both ends of every pipe
+		{"self", "epoll", 498, 3 + 1 + 2*499, remedy},
+		// and the credit pipe; poll holds no descriptor of its own
+		{"thread", "poll", 497, 3 + 2 + 2*498, remedy},
+		// the reader: stdio, epoll, the credit pipe's write end, the
+		// control socket, the read ends and a batch of 250 write ends on
+		// their way to the writer
+		{"process", "epoll", 744, 3 + 1 + 2 + 745 + 250, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.writer, func(t *testing.T) {
+			args := []string{"-b", c.backend, "-writer", c.writer, "-l", "4", "-d", "300ms", "-i", "100ms"}
+			code, stdout, stderr := runLimited(t, limit, bin, append(args, "-n", strconv.Itoa(c.most))...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("-n %d under a limit of %d: exit %d, stderr %q; stdout:\n%s", c.most, limit, code, stderr, stdout)
+			}
+			checkRun(t, stdout, c.backend, c.writer, c.most, 4)
+			code, stdout, stderr = runLimited(t, limit, bin, append(args, "-n", strconv.Itoa(c.most+1))...)
+			want := fmt.Sprintf(refuse, c.most+1, c.writer, c.need, limit, c.most, c.remedy)
+			if code != 2 || stdout != "" || stderr != want {
+				t.Errorf("-n %d: exit %d, stdout %q, stderr %q; want exit 2, no output and %q", c.most+1, code, stdout, stderr, want)
+			}
+		})
+	}
+}
+
+// TestWriterProcessDies kills the writer process during a run: the reader
+// stops and says how the writer ended. Killing the reader takes the writer
+// with it.
+func TestWriterProcessDies(t *testing.T) {
+	bin := build(t)
+	t.Run("writer killed", func(t *testing.T) {
+		cmd := exec.Command(bin, "-b", "epoll", "-writer", "process", "-n", "20", "-l", "4", "-d", "0", "-i", "50ms")
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		lines, err := runUntil(t, cmd, 2, func() error {
+			kids := childrenOf(t, cmd.Process.Pid)
+			if len(kids) != 1 {
+				return fmt.Errorf("want one writer process, found %v", kids)
+			}
+			return unix.Kill(kids[0], unix.SIGKILL)
+		})
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Fatalf("yardstick after its writer's death: %v, want exit status 1; output:\n%s", err, strings.Join(lines, "\n"))
+		}
+		msg := errb.String()
+		if strings.Count(msg, "\n") != 1 || !regexp.MustCompile(`^yardstick: writer process \d+ killed by signal 9 \(Killed\)`).MatchString(msg) {
+			t.Errorf("stderr %q: want one line naming the writer process's death", msg)
+		}
+		if last := lines[len(lines)-1]; !strings.HasPrefix(last, "tokens         sent unknown") {
+			t.Errorf("accounting line %q: want the sent count unknown", last)
+		}
+	})
+	t.Run("reader killed", func(t *testing.T) {
+		cmd := exec.Command(bin, "-b", "epoll", "-writer", "process", "-n", "20", "-l", "4", "-d", "0", "-i", "50ms")
+		var kid int
+		_, _ = runUntil(t, cmd, 2, func() error {
+			kids := childrenOf(t, cmd.Process.Pid)
+			if len(kids) != 1 {
+				return fmt.Errorf("want one writer process, found %v", kids)
+			}
+			kid = kids[0]
+			return cmd.Process.Kill()
+		})
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", kid))
+			s := string(b)
+			if err != nil || strings.HasPrefix(strings.Fields(s[strings.LastIndexByte(s, ')')+1:])[0], "Z") {
+				break // gone, or a zombie waiting for its reaper
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("writer process %d still runs 5 s after its reader was killed", kid)
+			}
+		}
+	})
 }
 
 func TestBadInput(t *testing.T) {
@@ -193,9 +456,11 @@ func TestBadInput(t *testing.T) {
 	}{
 		{[]string{"-n", "abc"}, "yardstick: -n abc: want an integer from 1 to 1000000"},
 		{[]string{"-n", "0"}, "yardstick: -n 0: want an integer from 1 to 1000000"},
-		{[]string{"-l", "0"}, "yardstick: -l 0: want an integer from 1 to 4096"},
-		{[]string{"-b", "kqueue"}, "yardstick: -b kqueue: want epoll, poll or select"},
-		{[]string{"-writer", "process"}, "yardstick: -writer process: want self or thread"},
+		{[]string{"-l", "-1"}, "yardstick: -l -1: want an integer from 0 to 4096"},
+		{[]string{"-l", "4097"}, "yardstick: -l 4097: want an integer from 0 to 4096"},
+		{[]string{"-l", "0", "-writer", "self"}, "yardstick: -l 0 (unbounded) needs a separate writer: use -writer thread or process"},
+		{[]string{"-b", "kqueue"}, "yardstick: -b kqueue: want epoll, epoll-et, poll, select or uring"},
+		{[]string{"-writer", "auto"}, "yardstick: -writer auto: want self, thread or process"},
 		{[]string{"-d", "3"}, "yardstick: -d 3: want a duration such as 3s or 500ms"},
 		{[]string{"-i", "5ms"}, "yardstick: -i: want an interval of at least 10ms"},
 		{[]string{"-d", "1s", "-i", "2s"}, "yardstick: -i is longer than -d: want an interval no longer than the duration"},
@@ -203,11 +468,14 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-n"}, "yardstick: -n: flag needs an argument"},
 		{[]string{"stray"}, `yardstick: unexpected argument "stray": yardstick takes flags only`},
 	}
-	if need := uint64(2*1000000 + 6); lim.Max < need {
+	// Past any limit a machine has: the message names the numbers and the
+	// remedy (the default writer is thread; stdio, epoll, the credit pipe).
+	if need := uint64(3 + 1 + 2 + 2*1000000); lim.Max < need {
+		most := (lim.Max - 6) / 2
 		cases = append(cases, struct {
 			args []string
 			want string
-		}{[]string{"-n", "1000000"}, fmt.Sprintf("yardstick: -n 1000000: needs %d descriptors, the limit is %d: want fewer pipes or a higher hard limit", need, lim.Max)})
+		}{[]string{"-n", "1000000"}, fmt.Sprintf("yardstick: -n 1000000 with -writer thread needs %d descriptors in one process, the limit is %d: want -n %d or fewer, -writer process (each process then holds about -n descriptors), or a higher hard limit", need, lim.Max, most)})
 	}
 	for _, c := range cases {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -216,5 +484,63 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2, no output and %q", code, stdout, stderr, c.want)
 			}
 		})
+	}
+}
+
+// TestCompareList checks compare.sh's default table and filters without
+// measuring anything (-list takes no lock and builds nothing).
+func TestCompareList(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skipf("bash not found: %v", err)
+	}
+	list := func(args ...string) (int, []string, string) {
+		cmd := exec.Command(bash, append([]string{"compare.sh", "-list"}, args...)...)
+		cmd.Env = append(os.Environ(), "REPS=3", "DUR=3s", "QUIET=30", "TASKSET=")
+		code, stdout, stderr := runCmd(t, cmd)
+		return code, strings.Split(strings.TrimSuffix(stdout, "\n"), "\n"), stderr
+	}
+	code, lines, stderr := list()
+	if code != 0 || len(lines) != 121 {
+		t.Fatalf("compare.sh -list: exit %d, %d lines, stderr %q; want 120 rows and the estimate", code, len(lines), stderr)
+	}
+	if want := "120 rows x 3 runs x 2 programs x 3s: expected about 52 min"; !strings.HasPrefix(lines[120], want) {
+		t.Errorf("estimate %q, want it to start with %q", lines[120], want)
+	}
+	seen := map[string]bool{}
+	for _, l := range lines[:120] {
+		if seen[l] {
+			t.Errorf("row %q listed twice", l)
+		}
+		seen[l] = true
+	}
+	for _, row := range []string{
+		"-b epoll -n 9996 -l 0 -writer process",
+		"-b poll -n 10 -l 1 -writer self",
+		"-b uring -n 1000 -l 10 -writer thread",
+		"-b select -n 10 -l 0 -writer process",
+		"-b epoll-et -n 1000 -l 1 -writer self",
+		"taskset=0 -b poll -n 1000 -l 0 -writer process",
+	} {
+		if !seen[row] {
+			t.Errorf("the default table lacks %q", row)
+		}
+	}
+	for _, row := range []string{"-b epoll -n 10 -l 0 -writer self", "-b uring -n 9996 -l 1 -writer thread", "taskset=0 -b epoll -n 10 -l 1 -writer self"} {
+		if seen[row] {
+			t.Errorf("the default table has %q", row)
+		}
+	}
+	code, lines, _ = list("-b", "uring,epoll-et", "-writer", "process", "-l", "0", "-taskset", "no")
+	want := []string{"-b epoll-et -n 10 -l 0 -writer process", "-b epoll-et -n 1000 -l 0 -writer process",
+		"-b uring -n 10 -l 0 -writer process", "-b uring -n 1000 -l 0 -writer process"}
+	if code != 0 || len(lines) != len(want)+1 || strings.Join(lines[:len(want)], "\n") != strings.Join(want, "\n") {
+		t.Errorf("filtered list: exit %d, lines %q; want %q and the estimate", code, lines, want)
+	}
+	if code, _, stderr := list("-b", "kqueue"); code != 2 || stderr != "compare.sh: no configuration matches the filters\n" {
+		t.Errorf("-b kqueue: exit %d, stderr %q; want exit 2 and one line", code, stderr)
+	}
+	if code, lines, _ := list("taskset=1 -b poll -n 5 -l 2 -writer thread", "-taskset", "yes"); code != 0 || lines[0] != "taskset=1 -b poll -n 5 -l 2 -writer thread" {
+		t.Errorf("a configuration given: exit %d, lines %q", code, lines)
 	}
 }
