@@ -87,3 +87,73 @@ func gcCycles() uint64 {
 	metrics.Read(s)
 	return s[0].Value.Uint64()
 }
+
+// BenchmarkStopTheWorld measures how long the runtime takes to stop the
+// world while a thread-mode run's reader and writer sleep in raw system
+// calls: a garbage collection every 5 ms during a 2 s run, and the runtime's
+// own histogram of the time from a stop-the-world's request to every
+// goroutine stopped (/sched/pauses/stopping/gc). Reported: its median and
+// maximum, in ns. Run with: go test -run '^$' -bench StopTheWorld ./pipebench
+func BenchmarkStopTheWorld(b *testing.B) {
+	for range b.N {
+		cfg := baseConfig()
+		cfg.Backend, cfg.Writer, cfg.InFlight = &epoll.Factories[0], pipebench.WriterThread, 1
+		cfg.Duration, cfg.Interval = 2*time.Second, 500*time.Millisecond
+		quit := make(chan struct{})
+		var wg sync.WaitGroup
+		cfg.OnSetup = func(pipebench.Setup) {
+			wg.Go(func() {
+				for {
+					select {
+					case <-quit:
+						return
+					case <-time.After(5 * time.Millisecond):
+						runtime.GC()
+					}
+				}
+			})
+		}
+		before := stoppingHist()
+		if _, err := pipebench.Run(cfg); err != nil {
+			b.Fatal(err)
+		}
+		close(quit)
+		wg.Wait()
+		after := stoppingHist()
+		var n uint64
+		for i := range after.Counts {
+			after.Counts[i] -= before.Counts[i]
+			n += after.Counts[i]
+		}
+		b.ReportMetric(float64(n), "stops/op")
+		b.ReportMetric(histQuantile(after, 0.5)*1e9, "p50-stopping-ns")
+		b.ReportMetric(histQuantile(after, 1)*1e9, "max-stopping-ns")
+	}
+}
+
+func stoppingHist() *metrics.Float64Histogram {
+	s := []metrics.Sample{{Name: "/sched/pauses/stopping/gc:seconds"}}
+	metrics.Read(s)
+	h := s[0].Value.Float64Histogram()
+	return &metrics.Float64Histogram{Counts: append([]uint64(nil), h.Counts...), Buckets: h.Buckets}
+}
+
+// histQuantile is the upper bound of the bucket holding quantile q.
+func histQuantile(h *metrics.Float64Histogram, q float64) float64 {
+	var total uint64
+	for _, c := range h.Counts {
+		total += c
+	}
+	if total == 0 {
+		return 0
+	}
+	want := uint64(q * float64(total))
+	var seen uint64
+	for i, c := range h.Counts {
+		seen += c
+		if seen >= want && c > 0 {
+			return h.Buckets[i+1]
+		}
+	}
+	return h.Buckets[len(h.Buckets)-1]
+}
