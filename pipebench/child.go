@@ -60,7 +60,7 @@ func writerProcessMain(ctl int) (err error) {
 	if err := json.Unmarshal(body, &s); err != nil {
 		return fmt.Errorf("decode setup: %w", err)
 	}
-	w := writer{wfds: make([]int32, s.Pipes), route: newRouter(s.Route, s.Seed, s.Pipes), inFlight: s.InFlight, credits: -1, latency: s.Latency, eventfd: s.Source == SourceEventfd}
+	w := writer{wfds: make([]int32, s.Pipes), route: newRouter(s.Route, s.Seed, s.Pipes), inFlight: s.InFlight, credits: -1, alone: true, latency: s.Latency, eventfd: s.Source == SourceEventfd}
 	if s.CPU >= 0 {
 		if err := pinThread(s.CPU); err != nil {
 			return fmt.Errorf("writer process: %w", err)

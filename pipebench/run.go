@@ -151,7 +151,7 @@ func (r *run) setup() error {
 	}
 	if mode == WriterThread || mode == WriterProcess {
 		// Made before the pipes, so that it gets a full-sized buffer.
-		cr, cw, err := newCreditPipe(cfg.InFlight == 0, cfg.InFlight)
+		cr, cw, err := newCreditPipe(mode == WriterProcess && cfg.InFlight > 0, cfg.InFlight)
 		if err != nil {
 			return err
 		}

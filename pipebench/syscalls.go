@@ -28,11 +28,36 @@ func rawWrite(fd int32, p []byte) (int, unix.Errno) {
 	return int(r), e
 }
 
-// blockingRead reads fd, a non-blocking descriptor, sleeping in ppoll(2)
-// until it is readable. The sleep is a raw system call, as the Backend
-// contract requires of a wait call: the thread keeps its P, so the Go
-// scheduler neither hands it off nor has to win it back on wake-up.
-func blockingRead(fd int32, p []byte) (int, unix.Errno) {
+// The writer's wait for credits is a raw system call, as the Backend
+// contract requires of a wait: the thread keeps its P, so the Go scheduler
+// neither hands it off nor has to win it back on waking. Where it sleeps
+// depends on whom it shares its process with:
+//
+//   - In the writer process it is alone: it sleeps in read(2), as a C
+//     program's writer does (sleepingRead). A signal does not end that
+//     sleep (the runtime's handlers restart it), so a stop-the-world there
+//     would wait for the next credit; nothing in that process stops the
+//     world while it writes, and the reader, in its own process, keeps
+//     sending credits.
+//   - Beside the reader (thread mode, and the herd's writer) it must sleep
+//     where a signal ends the sleep: a stop-the-world that had stopped the
+//     reader would otherwise wait for credits that only the reader sends.
+//     It sleeps in ppoll(2), then reads (pollingRead): one system call more
+//     per sleep than C's read, measured in README's Speed section.
+
+// sleepingRead reads fd, a blocking descriptor, retrying EINTR.
+func sleepingRead(fd int32, p []byte) (int, unix.Errno) {
+	for {
+		n, e := rawRead(fd, p)
+		if e != unix.EINTR {
+			return n, e
+		}
+	}
+}
+
+// pollingRead reads fd, a non-blocking descriptor, sleeping in ppoll(2)
+// until it is readable.
+func pollingRead(fd int32, p []byte) (int, unix.Errno) {
 	for {
 		if e := awaitReadable(fd); e != 0 && e != unix.EINTR {
 			return 0, e

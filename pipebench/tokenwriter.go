@@ -28,8 +28,8 @@ func (t *TokenWriter) Run() error { return t.w.run() }
 // Sent is the number of tokens written; read it after Run has returned.
 func (t *TokenWriter) Sent() uint64 { return t.w.sent }
 
-// NewCreditPipe makes a credit pipe whose read end blocks (the writer's) and
-// whose write end never does (the readers'); it holds more credit words than
+// NewCreditPipe makes a credit pipe whose write end never blocks (the
+// readers') and whose read end the writer thread waits on with ppoll; it holds more credit words than
 // MaxInFlight tokens can produce.
 func NewCreditPipe() (r, w int32, err error) { return newCreditPipe(false, MaxInFlight) }
 

@@ -21,6 +21,7 @@ type writer struct {
 	route    router
 	inFlight int
 	credits  int32 // read end of the credit pipe
+	alone    bool  // in the writer process: sleep in read(2) (syscalls.go)
 	sent     uint64
 	full     uint64 // unbounded mode: writes that found the pipe full
 	latency  bool   // tokens carry their write time (stamp.go)
@@ -55,7 +56,11 @@ func (w *writer) run() error {
 			}
 			w.sent++
 		}
-		n, e := blockingRead(w.credits, buf[:])
+		read := pollingRead
+		if w.alone {
+			read = sleepingRead
+		}
+		n, e := read(w.credits, buf[:])
 		if e != 0 {
 			return fmt.Errorf("writer: read credits: %w", e)
 		}
@@ -123,13 +128,15 @@ func sendCredit(fd int32, buf *[8]byte, c uint64) error {
 const creditPipeSize = 1 << 16
 
 // newCreditPipe makes the reader-to-writer credit pipe. Its write end is
-// non-blocking for the reader; its read end blocks the writer unless
-// unbounded is set (then the writer only looks for the stop word).
+// non-blocking for the reader. Its read end blocks only for a writer
+// process that waits for credits (blocking): a writer thread sleeps in
+// ppoll and reads without blocking, an unbounded writer only looks for the
+// stop word (syscalls.go).
 //
 // At most one credit word per token in flight, and the stop word, wait in
 // it; a user over pipe-user-pages-soft cannot grow a pipe past two pages,
 // which is still enough for up to 1022 tokens in flight.
-func newCreditPipe(unbounded bool, inFlight int) (r, w int32, err error) {
+func newCreditPipe(blocking bool, inFlight int) (r, w int32, err error) {
 	var p [2]int
 	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
 		return -1, -1, fmt.Errorf("make credit pipe: %w", err)
@@ -147,7 +154,7 @@ func newCreditPipe(unbounded bool, inFlight int) (r, w int32, err error) {
 		closeBoth()
 		return -1, -1, fmt.Errorf("credit pipe: %w", err)
 	}
-	if err := unix.SetNonblock(p[0], true); err != nil {
+	if err := unix.SetNonblock(p[0], !blocking); err != nil {
 		closeBoth()
 		return -1, -1, fmt.Errorf("credit pipe: %w", err)
 	}
