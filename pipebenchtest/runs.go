@@ -72,6 +72,7 @@ func checkRun(t *testing.T, f *pipebench.Factory, c RunCase) {
 		Source: c.Source, Latency: c.Latency, Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
 	}
 	res, err := pipebench.Run(cfg)
+	SkipIfRefused(t, err)
 	if err != nil {
 		t.Fatalf("%s: %v", f.Name, err)
 	}
