@@ -61,11 +61,22 @@ import (
 // CtlCalls returns how many interest-changing system calls (epoll_ctl and the
 // like) the backend has made so far; backends that change interest in user
 // memory (poll, select) return 0. It may be called from another goroutine.
+//
+// WaitSyscalls returns how many system calls of its readiness mechanism the
+// backend has made so far, from any method: every epoll_pwait, ppoll,
+// pselect6 or io_uring_enter, whether it waited, only submitted queued work
+// (io_uring, when its submission queue is full) or was made again after
+// EINTR. It is what strace counts of that call. A Wait answered without a
+// system call (io_uring's completions already in the ring) adds none; a
+// ctl call counted by CtlCalls is never counted here too. The caller of
+// Wait reads it, from Wait's goroutine, after each readiness call: it needs
+// no atomic.
 type Backend interface {
 	Add(fd int, tag int32) error
 	Remove(fd int, tag int32) error
 	Wait(ready []int32, timeout time.Duration) (int, error)
 	CtlCalls() uint64
+	WaitSyscalls() uint64
 	Close() error
 }
 

@@ -91,7 +91,8 @@ type run struct {
 	proc    *writerProcess
 	creditR int32
 	creditW int32
-	primed  uint64 // tokens written by setup (self mode)
+	wstop   *sharedFlag // the writer process's stop flag
+	primed  uint64      // tokens written by setup (self mode)
 
 	ctr  counters
 	stop atomic.Bool
@@ -114,9 +115,17 @@ func (r *run) fail(err error) {
 	r.end()
 }
 
+// end closes the window: the reader and a writer thread load stop, a
+// writer process its shared copy, before their next system call. Only the
+// first end touches the shared copy, which release unmaps after its own.
 func (r *run) end() {
 	r.stop.Store(true)
-	r.haltOnce.Do(func() { close(r.halt) })
+	r.haltOnce.Do(func() {
+		if r.wstop != nil {
+			r.wstop.flag.Store(true)
+		}
+		close(r.halt)
+	})
 }
 
 func (r *run) failure() error {
@@ -157,7 +166,14 @@ func (r *run) setup() error {
 		}
 		r.creditR, r.creditW = cr, cw
 		if r.proc != nil {
-			if err := r.proc.sendCreditFD(int(cr)); err != nil {
+			stop, fd, err := newSharedFlag()
+			if err != nil {
+				return err
+			}
+			r.wstop = stop
+			err = r.proc.sendCreditFDs(int(cr), fd)
+			unix.Close(fd)
+			if err != nil {
 				return r.procErr(err)
 			}
 			unix.Close(int(cr))
@@ -302,8 +318,9 @@ func (r *run) prime() error {
 	w := writer{latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd}
 	for range cfg.InFlight {
 		j := route.pick()
-		if _, e := rawWrite(r.wfds[j], w.token()); e != 0 {
-			return fmt.Errorf("prime token into %s %d: %w", cfg.Source.noun(), j, e)
+		tok := w.token()
+		if n, e := rawWrite(r.wfds[j], tok); e != 0 || n != len(tok) {
+			return fmt.Errorf("prime token into %s %d: %w", cfg.Source.noun(), j, writeErr(n, len(tok), e))
 		}
 		r.primed++
 	}
@@ -392,7 +409,7 @@ func (r *run) measure() (*Result, error) {
 	case WriterThread:
 		wthread = &writer{
 			wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes), inFlight: cfg.InFlight,
-			credits: r.creditR, latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd,
+			credits: r.creditR, stop: &r.stop, latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd,
 		}
 		wg.Add(1)
 		go func() {
@@ -403,7 +420,8 @@ func (r *run) measure() (*Result, error) {
 			u := startUsage(unix.RUSAGE_THREAD)
 			err := wthread.run()
 			wrep.Thread, _ = u.stop()
-			wrep.Sent, wrep.Full = wthread.sent, wthread.full
+			w := wthread
+			wrep.Sent, wrep.Writes, wrep.Full, wrep.Reads, wrep.Waits = w.sent, w.writes, w.full, w.reads, w.waits
 			if err != nil {
 				r.fail(err)
 			}
@@ -479,7 +497,7 @@ func (r *run) measure() (*Result, error) {
 	r.res.Process, _ = procUsage.stop()
 	r.res.WriterThread = wrep.Thread
 	r.res.WriterProcess = wrep.Process
-	r.res.WriterWrites = wrep.Sent
+	r.res.WriterWrites, r.res.WriterReads, r.res.WriterWaits = wrep.Writes, wrep.Reads, wrep.Waits
 
 	var eofErr *EOFError
 	if r.proc != nil && (errors.As(readerErr, &eofErr) || errors.Is(readerErr, unix.EPIPE)) {
@@ -489,16 +507,17 @@ func (r *run) measure() (*Result, error) {
 			r.replaceErr(fmt.Errorf("%s during the run: %w", cause, readerErr))
 		}
 	}
-	drained, err := r.drain()
-	if err != nil {
-		r.fail(err)
-	}
-	t := Tokens{Received: final.Tokens, Drained: drained, Full: wrep.Full}
+	t := Tokens{Received: final.Tokens, Full: wrep.Full}
 	if r.plan.Writer == WriterSelf {
 		t.Sent = r.primed + final.Writes
 	} else {
 		t.Sent = wrep.Sent
 	}
+	drained, err := r.drain()
+	if err != nil {
+		r.fail(err)
+	}
+	t.Drained = drained
 	if sentUnknown {
 		t.SentUnknown = true
 	} else {
@@ -633,6 +652,8 @@ func (r *run) release() {
 	if r.be != nil {
 		r.be.Close()
 	}
+	r.end()
+	r.wstop.unmap()
 	for _, fd := range r.rfds {
 		unix.Close(int(fd))
 	}

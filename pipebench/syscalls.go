@@ -1,6 +1,7 @@
 package pipebench
 
 import (
+	"fmt"
 	"syscall"
 	"unsafe"
 
@@ -28,15 +29,34 @@ func rawWrite(fd int32, p []byte) (int, unix.Errno) {
 	return int(r), e
 }
 
+// writeErr is the error of a write of a size-byte token that returned n
+// and e, when it did not write the token whole: e, or a short write. A
+// token written in part is never a token sent; its bytes tear the stream.
+func writeErr(n, size int, e unix.Errno) error {
+	if e != 0 {
+		return e
+	}
+	return &shortWriteError{wrote: n, size: size}
+}
+
+type shortWriteError struct{ wrote, size int }
+
+func (e *shortWriteError) Error() string {
+	return fmt.Sprintf("short write: %d bytes of a %d-byte token", e.wrote, e.size)
+}
+
 // blockingRead reads fd, a non-blocking descriptor, sleeping in ppoll(2)
-// until it is readable. The sleep is a raw system call, as the Backend
+// until it is readable, and counts its system calls: every ppoll in waits,
+// every read in reads. The sleep is a raw system call, as the Backend
 // contract requires of a wait call: the thread keeps its P, so the Go
 // scheduler neither hands it off nor has to win it back on wake-up.
-func blockingRead(fd int32, p []byte) (int, unix.Errno) {
+func blockingRead(fd int32, p []byte, waits, reads *uint64) (int, unix.Errno) {
 	for {
+		*waits++
 		if e := awaitReadable(fd); e != 0 && e != unix.EINTR {
 			return 0, e
 		}
+		*reads++
 		n, e := rawRead(fd, p)
 		if e != unix.EAGAIN {
 			return n, e

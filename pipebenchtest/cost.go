@@ -54,6 +54,34 @@ func checkWaitDoesNotAllocate(t *testing.T, f pipebench.Factory) {
 	}
 }
 
+// checkWaitSyscalls: WaitSyscalls counts the mechanism's system calls, as
+// strace would: a Wait that finds nothing ready and may not block makes
+// one (another only after EINTR, which nothing here provokes often), and
+// the count never decreases; a Wait that blocks until a write makes at
+// least one.
+func checkWaitSyscalls(t *testing.T, f pipebench.Factory) {
+	x := newFixture(t, f, 3)
+	x.expectNone("nothing written") // a backend may arm here (io_uring)
+	const n = 20
+	before := x.b.WaitSyscalls()
+	for range n {
+		x.expectNone("nothing written")
+	}
+	if got := x.b.WaitSyscalls() - before; got < n || got >= 2*n {
+		t.Errorf("%d waits that found nothing and did not block made %d wait system calls, want one each", n, got)
+	}
+	before = x.b.WaitSyscalls()
+	p := x.pipes[1]
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		unix.Write(p.w, token)
+	}()
+	x.collect(1)
+	if after := x.b.WaitSyscalls(); after <= before {
+		t.Errorf("a wait that blocked until a write made no wait system call (WaitSyscalls %d, then %d)", before, after)
+	}
+}
+
 // checkCtlCalls: CtlCalls never decreases, may be read from another
 // goroutine while the backend works, and grows when a one-shot backend
 // re-arms a descriptor.

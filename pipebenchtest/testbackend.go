@@ -50,4 +50,5 @@ var checks = []struct {
 	{"ShortReadySlice", checkShortReadySlice},
 	{"WaitDoesNotAllocate", checkWaitDoesNotAllocate},
 	{"CtlCalls", checkCtlCalls},
+	{"WaitSyscalls", checkWaitSyscalls},
 }

@@ -40,7 +40,8 @@ func userData(tag int32, gen uint32) uint64 { return uint64(gen)<<32 | uint64(ui
 // backend learns readiness from poll completions on one ring. Add and
 // Remove queue POLL_ADD and POLL_REMOVE entries; Wait submits them and
 // waits for completions in the same io_uring_enter call. Every queued
-// entry is an interest change, counted by CtlCalls.
+// entry is an interest change, counted by CtlCalls; every io_uring_enter,
+// by WaitSyscalls.
 type backend struct {
 	ring  *ring
 	multi bool
@@ -306,5 +307,7 @@ func (b *backend) rearmAll() error {
 }
 
 func (b *backend) CtlCalls() uint64 { return b.ctl.Load() }
+
+func (b *backend) WaitSyscalls() uint64 { return b.ring.enters }
 
 func (b *backend) Close() error { return b.ring.close() }

@@ -28,6 +28,7 @@ type ring struct {
 	sqMask, sqEntries    uint32
 	sqes                 []sqe
 	tail                 uint32 // our copy of *sqTail
+	enters               uint64 // io_uring_enter calls made
 
 	cqHead, cqTail *uint32
 	cqMask         uint32
@@ -180,6 +181,7 @@ func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int,
 			argp, argsz = uintptr(unsafe.Pointer(&r.arg)), unsafe.Sizeof(r.arg)
 		}
 	}
+	r.enters++
 	n, _, e := syscall.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending()), uintptr(minComplete), flags, argp, argsz)
 	return int(n), e
 }
