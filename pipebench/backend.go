@@ -80,6 +80,25 @@ type Backend interface {
 	Close() error
 }
 
+// Armer is implemented by a Backend whose registrations must reach the
+// kernel from the thread that will wait: io_uring, whose kernel posts a
+// poll's completions from the thread that submitted the poll. Its Add only
+// records a registration; Arm hands every one recorded so far to the
+// kernel, in as many system calls as the mechanism needs (counted by
+// WaitSyscalls), and returns once the kernel has them all. It reports
+// nothing: a descriptor ready already is reported by the next Wait. Wait
+// hands over, itself, whatever was added after Arm (-churn), so Arm is
+// never needed for correctness, only to keep the arming out of a measured
+// window.
+//
+// The harness calls Arm once per run, on the reader thread, after every
+// pipe is registered and before the measured window opens: the arming's
+// time counts as setup, and its system calls and ctl calls are not in the
+// window's counts.
+type Armer interface {
+	Arm() error
+}
+
 // Features are the capabilities a backend declares, so that the harness
 // never discovers them by trial.
 type Features uint32

@@ -93,6 +93,7 @@ type run struct {
 	creditW int32
 	wstop   *sharedFlag // the writer process's stop flag
 	primed  uint64      // tokens written by setup (self mode)
+	armTook time.Duration
 
 	ctr  counters
 	stop atomic.Bool
@@ -280,6 +281,22 @@ func (r *run) makePipes() error {
 	return nil
 }
 
+// arm runs an Armer's Arm, on the reader thread before the window opens,
+// and keeps how long it took, which the setup's time includes.
+func (r *run) arm() error {
+	a, ok := r.be.(Armer)
+	if !ok {
+		return nil
+	}
+	t0 := time.Now()
+	err := a.Arm()
+	r.armTook = time.Since(t0)
+	if err != nil {
+		return fmt.Errorf("arm %s on the reader thread: %w", r.cfg.Backend.Name, err)
+	}
+	return nil
+}
+
 // isDriver says whether the backend reads for itself (a Driver).
 func (r *run) isDriver() bool {
 	_, ok := r.be.(Driver)
@@ -386,9 +403,10 @@ func (r *run) measure() (*Result, error) {
 		rd.credit = r.creditW
 	}
 	// Reader and writer threads lock themselves, say who they are and wait
-	// for the window to open.
+	// for the window to open; the reader first arms the backend.
 	start := make(chan struct{})
 	readerTID, writerTID := make(chan int, 1), make(chan int, 1)
+	armed := make(chan error, 1)
 	var readerErr error
 	wg.Add(1)
 	go func() {
@@ -396,6 +414,7 @@ func (r *run) measure() (*Result, error) {
 		defer close(readDone)
 		r.enterThread(r.readerRole(), cfg.readerCPU(), readerTID)
 		defer runtime.UnlockOSThread()
+		armed <- r.arm()
 		<-start
 		u := startUsage(unix.RUSAGE_THREAD)
 		err := r.read(rd)
@@ -434,6 +453,10 @@ func (r *run) measure() (*Result, error) {
 	case r.proc == nil:
 		r.res.Setup.WriterTID = r.res.Setup.ReaderTID
 	}
+	if err := <-armed; err != nil {
+		r.fail(err)
+	}
+	r.res.Setup.Took += r.armTook
 	if cfg.OnSetup != nil {
 		cfg.OnSetup(r.res.Setup)
 	}

@@ -51,4 +51,5 @@ var checks = []struct {
 	{"WaitDoesNotAllocate", checkWaitDoesNotAllocate},
 	{"CtlCalls", checkCtlCalls},
 	{"WaitSyscalls", checkWaitSyscalls},
+	{"Arm", checkArm},
 }
