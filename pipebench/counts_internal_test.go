@@ -40,6 +40,47 @@ func TestWorkerCountsFailedForward(t *testing.T) {
 	}
 }
 
+// TestDrainWaitsForTCP: bytes written to a loopback TCP connection may
+// still be on their way at teardown; the drain waits for the tokens it
+// expects rather than reporting them lost. A pipe's bytes are there once
+// written: the drain of a pipe does not wait for tokens that are not.
+func TestDrainWaitsForTCP(t *testing.T) {
+	ch, err := newChannels(SourceTCP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ch.close()
+	rfd, wfd, err := ch.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(rfd)
+	defer unix.Close(wfd)
+	r := &run{cfg: Config{Source: SourceTCP}, rfds: []int32{int32(rfd)}}
+	go func() {
+		time.Sleep(50 * time.Millisecond) // in flight when the drain starts
+		unix.Write(wfd, []byte("tt"))
+	}()
+	if got, err := r.drain(2); got != 2 || err != nil {
+		t.Errorf("drained %d tokens (%v) of 2 written as the drain began, want 2", got, err)
+	}
+
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(p[0])
+	defer unix.Close(p[1])
+	r = &run{cfg: Config{Source: SourcePipe}, rfds: []int32{int32(p[0])}}
+	start := time.Now()
+	if got, err := r.drain(1); got != 0 || err != nil {
+		t.Errorf("drained %d tokens (%v) from an empty pipe", got, err)
+	}
+	if d := time.Since(start); d > tcpSettle/2 {
+		t.Errorf("the drain of an empty pipe waited %v", d)
+	}
+}
+
 // TestWriterStopsAtWindowEnd: a writer stops on the stop flag alone, which
 // the harness sets when the window closes: an unbounded writer at its next
 // write, without waiting for the stop word; a bounded one woken by credits
@@ -89,7 +130,7 @@ func TestWriterStopsAtWindowEnd(t *testing.T) {
 				t.Fatal("the writer did not stop on the stop flag")
 			}
 			r := &run{cfg: Config{Source: SourcePipe}, rfds: rfds}
-			inPipes, err := r.drain()
+			inPipes, err := r.drain(0)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -113,3 +113,42 @@ func TestRunArmFails(t *testing.T) {
 		t.Errorf("%d descriptors open before the run, %d after", before, after)
 	}
 }
+
+// TestRunDelayThroughSignals: -delay sleeps its whole time before every
+// readiness call even when signals keep interrupting the sleep (EINTR):
+// with a 40 ms delay, a 400 ms window holds about 10 calls, however many
+// signals arrive.
+func TestRunDelayThroughSignals(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Writer, cfg.Delay = pipebench.WriterSelf, 40*time.Millisecond
+	stop := make(chan struct{})
+	done := make(chan int)
+	cfg.OnSetup = func(s pipebench.Setup) {
+		go func() {
+			sent := 0
+			defer func() { done <- sent }()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Millisecond):
+				}
+				// SIGURG, the Go runtime's own preemption signal: harmless.
+				if unix.Tgkill(s.PID, s.ReaderTID, unix.SIGURG) == nil {
+					sent++
+				}
+			}
+		}()
+	}
+	cfg.OnDone = func() { close(stop) }
+	res, err := pipebench.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := <-done
+	checkAccounting(t, res)
+	most := uint64(cfg.Duration/cfg.Delay) + 2
+	if sent < 100 || res.Totals.Calls > most {
+		t.Errorf("%d readiness calls in %v with a %v delay and %d signals to the reader: want at most %d", res.Totals.Calls, res.Elapsed, cfg.Delay, sent, most)
+	}
+}

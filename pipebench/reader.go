@@ -39,8 +39,10 @@ type reader struct {
 	tokBuf  [8]byte
 	// eventfd: a read returns the counter, the number of tokens.
 	eventfd bool
-	// delay, if set, is slept before every readiness call.
+	// delay, if set, is slept before every readiness call; rem holds what
+	// is left of it after a signal.
 	delay *unix.Timespec
+	rem   unix.Timespec
 	// syscalls is the backend's WaitSyscalls at the last publication.
 	syscalls uint64
 	// noun names a channel in errors: pipe, socket, eventfd.
@@ -57,7 +59,7 @@ func (r *reader) loop() error {
 	r.syscalls = r.be.WaitSyscalls()
 	for !r.stop.Load() {
 		if r.delay != nil {
-			if err := unix.Nanosleep(r.delay, nil); err != nil && err != unix.EINTR {
+			if err := sleepFully(r.delay, &r.rem); err != nil {
 				return fmt.Errorf("delay before readiness call: %w", err)
 			}
 		}

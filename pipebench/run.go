@@ -536,7 +536,11 @@ func (r *run) measure() (*Result, error) {
 	} else {
 		t.Sent = wrep.Sent
 	}
-	drained, err := r.drain()
+	var want uint64 // tokens left in flight, when known
+	if !sentUnknown && t.Sent > t.Received {
+		want = t.Sent - t.Received
+	}
+	drained, err := r.drain(want)
 	if err != nil {
 		r.fail(err)
 	}
@@ -641,31 +645,54 @@ func (r *run) collectReport(rep *writerReport) error {
 	return nil
 }
 
-// drain reads every pipe dry and counts the tokens left in flight.
-func (r *run) drain() (uint64, error) {
+// tcpSettle is how long the drain waits for tokens still on their way
+// through the loopback device (-fd tcp) before it counts them lost.
+const tcpSettle = 2 * time.Second
+
+// drain reads every channel dry and counts the tokens left in flight. want
+// is how many should be left (0 when unknown). A byte written to a pipe, a
+// unix socket or an eventfd is there to read once the write returns; one
+// written to a TCP connection may still be in the sender's queue or in
+// the loopback device's backlog, so with -fd tcp the drain reads again
+// until want tokens are out or tcpSettle has passed.
+func (r *run) drain(want uint64) (uint64, error) {
 	buf := make([]byte, 64<<10)
 	size := uint64(r.cfg.tokenSize())
-	var total uint64
-	for i, fd := range r.rfds {
-		var bytes uint64
-		for {
-			n, e := rawRead(fd, buf)
-			if e == unix.EAGAIN || (e == 0 && n == 0) {
-				break
+	bytes := make([]uint64, len(r.rfds)) // per channel, across passes
+	var counted uint64                   // eventfd counters read
+	deadline := time.Now().Add(tcpSettle)
+	for {
+		for i, fd := range r.rfds {
+			for {
+				n, e := rawRead(fd, buf)
+				if e == unix.EAGAIN || (e == 0 && n == 0) {
+					break
+				}
+				if e != 0 {
+					return counted, fmt.Errorf("drain %s %d (fd %d): %w", r.cfg.Source, i, fd, e)
+				}
+				if r.cfg.Source == SourceEventfd {
+					counted += binary.LittleEndian.Uint64(buf[:8])
+					continue
+				}
+				bytes[i] += uint64(n)
 			}
-			if e != 0 {
-				return total, fmt.Errorf("drain %s %d (fd %d): %w", r.cfg.Source, i, fd, e)
-			}
-			if r.cfg.Source == SourceEventfd {
-				total += binary.LittleEndian.Uint64(buf[:8])
-				continue
-			}
-			bytes += uint64(n)
 		}
-		if bytes%size != 0 {
-			return total, fmt.Errorf("drain %s %d: %d bytes left, not a whole number of %d-byte tokens", r.cfg.Source, i, bytes, size)
+		total := counted
+		for _, b := range bytes {
+			total += b / size
 		}
-		total += bytes / size
+		if r.cfg.Source != SourceTCP || total >= want || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	total := counted
+	for i, b := range bytes {
+		if b%size != 0 {
+			return total, fmt.Errorf("drain %s %d: %d bytes left, not a whole number of %d-byte tokens", r.cfg.Source, i, b, size)
+		}
+		total += b / size
 	}
 	return total, nil
 }

@@ -45,6 +45,16 @@ func (e *shortWriteError) Error() string {
 	return fmt.Sprintf("short write: %d bytes of a %d-byte token", e.wrote, e.size)
 }
 
+// sleepFully sleeps for d, through signals: a sleep ended by one (EINTR)
+// goes on for the time that remained, which the kernel leaves in rem.
+func sleepFully(d, rem *unix.Timespec) error {
+	err := unix.Nanosleep(d, rem)
+	for err == unix.EINTR {
+		err = unix.Nanosleep(rem, rem)
+	}
+	return err
+}
+
 // blockingRead reads fd, a non-blocking descriptor, sleeping in ppoll(2)
 // until it is readable, and counts its system calls: every ppoll in waits,
 // every read in reads. The sleep is a raw system call, as the Backend
