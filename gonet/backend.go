@@ -99,6 +99,9 @@ func (b *backend) Wait([]int32, time.Duration) (int, error) { return 0, errNoWai
 
 func (b *backend) CtlCalls() uint64 { return b.ctl.Load() }
 
+// WaitSyscalls is 0: the readiness calls are the Go runtime's own.
+func (b *backend) WaitSyscalls() uint64 { return 0 }
+
 // Close closes every duplicate (an epoll_ctl each, counted); the
 // registered descriptors stay open.
 func (b *backend) Close() error {

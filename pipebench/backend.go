@@ -61,12 +61,42 @@ import (
 // CtlCalls returns how many interest-changing system calls (epoll_ctl and the
 // like) the backend has made so far; backends that change interest in user
 // memory (poll, select) return 0. It may be called from another goroutine.
+//
+// WaitSyscalls returns how many system calls of its readiness mechanism the
+// backend has made so far, from any method: every epoll_pwait, ppoll,
+// pselect6 or io_uring_enter, whether it waited, only submitted queued work
+// (io_uring, when its submission queue is full) or was made again after
+// EINTR. It is what strace counts of that call. A Wait answered without a
+// system call (io_uring's completions already in the ring) adds none; a
+// ctl call counted by CtlCalls is never counted here too. The caller of
+// Wait reads it, from Wait's goroutine, after each readiness call: it needs
+// no atomic.
 type Backend interface {
 	Add(fd int, tag int32) error
 	Remove(fd int, tag int32) error
 	Wait(ready []int32, timeout time.Duration) (int, error)
 	CtlCalls() uint64
+	WaitSyscalls() uint64
 	Close() error
+}
+
+// Armer is implemented by a Backend whose registrations must reach the
+// kernel from the thread that will wait: io_uring, whose kernel posts a
+// poll's completions from the thread that submitted the poll. Its Add only
+// records a registration; Arm hands every one recorded so far to the
+// kernel, in as many system calls as the mechanism needs (counted by
+// WaitSyscalls), and returns once the kernel has them all. It reports
+// nothing: a descriptor ready already is reported by the next Wait. Wait
+// hands over, itself, whatever was added after Arm (-churn), so Arm is
+// never needed for correctness, only to keep the arming out of a measured
+// window.
+//
+// The harness calls Arm once per run, on the reader thread, after every
+// pipe is registered and before the measured window opens: the arming's
+// time counts as setup, and its system calls and ctl calls are not in the
+// window's counts.
+type Armer interface {
+	Arm() error
 }
 
 // Features are the capabilities a backend declares, so that the harness

@@ -61,6 +61,8 @@ func writerProcessMain(ctl int) (err error) {
 		return fmt.Errorf("decode setup: %w", err)
 	}
 	w := writer{wfds: make([]int32, s.Pipes), route: newRouter(s.Route, s.Seed, s.Pipes), inFlight: s.InFlight, credits: -1, alone: true, latency: s.Latency, eventfd: s.Source == SourceEventfd}
+	var stop *sharedFlag
+	defer func() { stop.unmap() }()
 	if s.CPU >= 0 {
 		if err := pinThread(s.CPU); err != nil {
 			return fmt.Errorf("writer process: %w", err)
@@ -80,10 +82,16 @@ func writerProcessMain(ctl int) (err error) {
 			return fmt.Errorf("decode descriptor batch: %w", err)
 		}
 		if b.Credit {
-			if len(fds) != 1 {
-				return fmt.Errorf("credit batch carried %d descriptors", len(fds))
+			if len(fds) != 2 {
+				return fmt.Errorf("credit batch carried %d descriptors, want the credit pipe and the stop flag", len(fds))
 			}
 			w.credits = int32(fds[0])
+			stop, err = mapSharedFlag(fds[1])
+			unix.Close(fds[1])
+			if err != nil {
+				return err
+			}
+			w.stop = stop.flag
 			continue
 		}
 		if b.First != got || b.First+len(fds) > s.Pipes {
@@ -112,7 +120,7 @@ func writerProcessMain(ctl int) (err error) {
 	if err := w.run(); err != nil {
 		return err
 	}
-	rep := writerReport{Sent: w.sent, Full: w.full}
+	rep := writerReport{Sent: w.sent, Writes: w.writes, Full: w.full, Reads: w.reads, Waits: w.waits}
 	if rep.Thread, err = th.stop(); err != nil {
 		return err
 	}
@@ -202,8 +210,9 @@ func (p *writerProcess) sendFDs(first int, fds []int) error {
 	return sendMsg(p.ctl, msgFDs, fdBatch{First: first}, fds)
 }
 
-func (p *writerProcess) sendCreditFD(fd int) error {
-	return sendMsg(p.ctl, msgFDs, fdBatch{Credit: true}, []int{fd})
+// sendCreditFDs sends the credit pipe's read end and the stop flag's memfd.
+func (p *writerProcess) sendCreditFDs(credit, stop int) error {
+	return sendMsg(p.ctl, msgFDs, fdBatch{Credit: true}, []int{credit, stop})
 }
 
 // await reads the next message, which must be of kind want. A failure or

@@ -39,15 +39,21 @@ type writerReady struct {
 }
 
 type fdBatch struct {
-	First  int  `json:"first"`  // pipe index of the first descriptor
-	Credit bool `json:"credit"` // the batch is the credit pipe's read end alone
+	First int `json:"first"` // pipe index of the first descriptor
+	// Credit: the batch is the credit pipe's read end and the memfd of the
+	// stop flag (stopflag.go).
+	Credit bool `json:"credit"`
 }
 
-// writerReport is what a writer says when it stops.
+// writerReport is what a writer says when it stops: its counts (see
+// writer).
 type writerReport struct {
-	Sent  uint64 `json:"sent"`
-	Full  uint64 `json:"full"`
-	Error string `json:"error,omitempty"`
+	Sent   uint64 `json:"sent"`
+	Writes uint64 `json:"writes"`
+	Full   uint64 `json:"full"`
+	Reads  uint64 `json:"reads"`
+	Waits  uint64 `json:"waits"`
+	Error  string `json:"error,omitempty"`
 	// Thread is the writing thread's usage; Process is the writer process's
 	// (process mode only).
 	Thread  Usage `json:"thread"`

@@ -12,7 +12,7 @@ import (
 type counters struct {
 	seq                                                   atomic.Uint64
 	events, tokens, calls, empty, reads, writes, spurious atomic.Uint64
-	changes                                               atomic.Uint64
+	changes, waitSyscalls                                 atomic.Uint64
 	// workers are a Driver's per-goroutine counters (driver.go), added to
 	// every snapshot; nil for the other backends.
 	workers atomic.Pointer[[]*Worker]
@@ -28,11 +28,20 @@ type Counts struct {
 	Events uint64 `json:"events"`
 	// Tokens are bytes those reads carried.
 	Tokens uint64 `json:"tokens"`
-	// Calls are readiness calls; EmptyCalls those that returned nothing.
+	// Calls are readiness calls (Backend.Wait); EmptyCalls those that
+	// returned nothing.
 	Calls      uint64 `json:"calls"`
 	EmptyCalls uint64 `json:"empty_calls"`
-	// Reads are read(2) calls, Writes the reader's write(2) calls (tokens it
-	// forwarded in self mode, credit words otherwise).
+	// WaitSyscalls are the system calls of the readiness mechanism the
+	// reader made (Backend.WaitSyscalls): one per call for epoll, poll and
+	// select, plus any made again after EINTR; for io_uring every
+	// io_uring_enter, those that only submitted included, and none for a
+	// call answered from the completion ring.
+	WaitSyscalls uint64 `json:"wait_syscalls"`
+	// Reads are the reader's read(2) calls, those that found nothing
+	// included; Writes its write(2) calls that wrote: tokens it forwarded in
+	// self mode, credit words otherwise. A write that fails ends the run
+	// and is not counted.
 	Reads  uint64 `json:"reads"`
 	Writes uint64 `json:"writes"`
 	// Ctl are interest-changing calls (epoll_ctl) made while measuring.
@@ -58,14 +67,15 @@ func (c *counters) snapshot() Counts {
 
 func (c *counters) load() Counts {
 	return Counts{
-		Events:     c.events.Load(),
-		Tokens:     c.tokens.Load(),
-		Calls:      c.calls.Load(),
-		EmptyCalls: c.empty.Load(),
-		Reads:      c.reads.Load(),
-		Writes:     c.writes.Load(),
-		Spurious:   c.spurious.Load(),
-		Changes:    c.changes.Load(),
+		Events:       c.events.Load(),
+		Tokens:       c.tokens.Load(),
+		Calls:        c.calls.Load(),
+		EmptyCalls:   c.empty.Load(),
+		WaitSyscalls: c.waitSyscalls.Load(),
+		Reads:        c.reads.Load(),
+		Writes:       c.writes.Load(),
+		Spurious:     c.spurious.Load(),
+		Changes:      c.changes.Load(),
 	}
 }
 
@@ -73,7 +83,7 @@ func (c *counters) load() Counts {
 func (a Counts) Sub(b Counts) Counts {
 	return Counts{
 		Events: a.Events - b.Events, Tokens: a.Tokens - b.Tokens,
-		Calls: a.Calls - b.Calls, EmptyCalls: a.EmptyCalls - b.EmptyCalls,
+		Calls: a.Calls - b.Calls, EmptyCalls: a.EmptyCalls - b.EmptyCalls, WaitSyscalls: a.WaitSyscalls - b.WaitSyscalls,
 		Reads: a.Reads - b.Reads, Writes: a.Writes - b.Writes,
 		Ctl: a.Ctl - b.Ctl, Spurious: a.Spurious - b.Spurious,
 		Changes: a.Changes - b.Changes,

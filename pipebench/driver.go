@@ -120,6 +120,10 @@ type Worker struct {
 // With a writer thread or process it returns their credits in one write:
 // one credit write per read, since a goroutine per pipe has no readiness
 // call to batch credits by. With an unbounded writer it returns none.
+//
+// A failure to move the tokens on is returned, after the read, its tokens
+// and the writes that did succeed are counted: they happened, and the
+// run's token accounting needs them.
 func (w *Worker) Got(pipe int, b []byte) error {
 	d := w.d
 	n := len(b)
@@ -134,7 +138,11 @@ func (w *Worker) Got(pipe int, b []byte) error {
 		recordStamps(w.lat, now, b)
 		tok = stamp(&w.tokBuf, now)
 	}
+	w.reads.Add(1)
+	w.events.Add(1)
+	w.tokens.Add(uint64(n))
 	var writes uint64
+	var err error
 	if d.self {
 		// As the reader does: the next route spreads a read's tokens over
 		// pipe+1, pipe+2, ...
@@ -143,24 +151,21 @@ func (w *Worker) Got(pipe int, b []byte) error {
 			if t > 0 {
 				j = w.route.pick()
 			}
-			if _, e := rawWrite(d.wfds[j], tok); e != 0 {
-				return fmt.Errorf("forward token from pipe %d to pipe %d (fd %d): %w", pipe, j, d.wfds[j], e)
+			if m, e := rawWrite(d.wfds[j], tok); e != 0 || m != len(tok) {
+				err = fmt.Errorf("forward token from pipe %d to pipe %d (fd %d): %w", pipe, j, d.wfds[j], writeErr(m, len(tok), e))
+				break
 			}
+			writes++
 		}
-		writes = uint64(n)
 	} else if d.credit >= 0 {
-		if err := sendCredit(d.credit, &w.cbuf, uint64(n)); err != nil {
-			return err
+		if err = sendCredit(d.credit, &w.cbuf, uint64(n)); err == nil {
+			writes = 1
 		}
-		writes = 1
 	}
-	w.reads.Add(1)
-	w.events.Add(1)
-	w.tokens.Add(uint64(n))
 	if writes > 0 {
 		w.writes.Add(writes)
 	}
-	return nil
+	return err
 }
 
 // Missed counts one read(2) that found its pipe empty (EAGAIN). afterWake

@@ -39,8 +39,12 @@ type reader struct {
 	tokBuf  [8]byte
 	// eventfd: a read returns the counter, the number of tokens.
 	eventfd bool
-	// delay, if set, is slept before every readiness call.
+	// delay, if set, is slept before every readiness call; rem holds what
+	// is left of it after a signal.
 	delay *unix.Timespec
+	rem   unix.Timespec
+	// syscalls is the backend's WaitSyscalls at the last publication.
+	syscalls uint64
 	// noun names a channel in errors: pipe, socket, eventfd.
 	noun string
 	// churn descriptors are removed and re-added after every call.
@@ -52,9 +56,10 @@ type reader struct {
 
 // loop runs until stop is set or something fails.
 func (r *reader) loop() error {
+	r.syscalls = r.be.WaitSyscalls()
 	for !r.stop.Load() {
 		if r.delay != nil {
-			if err := unix.Nanosleep(r.delay, nil); err != nil && err != unix.EINTR {
+			if err := sleepFully(r.delay, &r.rem); err != nil {
 				return fmt.Errorf("delay before readiness call: %w", err)
 			}
 		}
@@ -140,8 +145,8 @@ func (r *reader) handle(n int, b *batch) error {
 				if t > 0 {
 					j = r.route.pick()
 				}
-				if _, e := rawWrite(r.wfds[j], tok); e != 0 {
-					return fmt.Errorf("forward token to %s %d (fd %d): %w", r.noun, j, r.wfds[j], e)
+				if m, e := rawWrite(r.wfds[j], tok); e != 0 || m != len(tok) {
+					return fmt.Errorf("forward token to %s %d (fd %d): %w", r.noun, j, r.wfds[j], writeErr(m, len(tok), e))
 				}
 				b.writes++
 			}
@@ -159,14 +164,16 @@ func (r *reader) handle(n int, b *batch) error {
 		}
 		b.writes++
 	}
-	r.perCall.Record(uint64(n))
 	return nil
 }
 
-// publish adds one call's counts to the counters the reporter reads.
+// publish adds one call's counts to the counters the reporter reads, with
+// the backend's system calls since the last publication.
 func (r *reader) publish(b *batch) {
+	s := r.be.WaitSyscalls()
 	r.ctr.begin()
 	r.ctr.calls.Add(1)
+	r.ctr.waitSyscalls.Add(s - r.syscalls)
 	r.ctr.events.Add(b.events)
 	r.ctr.tokens.Add(b.tokens)
 	r.ctr.reads.Add(b.reads)
@@ -181,6 +188,7 @@ func (r *reader) publish(b *batch) {
 		r.ctr.empty.Add(b.empty)
 	}
 	r.ctr.end()
+	r.syscalls = s
 }
 
 // churnOnce removes and re-adds churn descriptors, chosen at random.
@@ -221,8 +229,8 @@ func (r *reader) bypass(at []int32) error {
 				tok = stamp(&r.tokBuf, now)
 			}
 			j := int32(r.route.after(int(i)))
-			if _, e := rawWrite(r.wfds[j], tok); e != 0 {
-				return fmt.Errorf("bypass: write pipe %d (fd %d): %w", j, r.wfds[j], e)
+			if m, e := rawWrite(r.wfds[j], tok); e != 0 || m != len(tok) {
+				return fmt.Errorf("bypass: write pipe %d (fd %d): %w", j, r.wfds[j], writeErr(m, len(tok), e))
 			}
 			at[k] = j
 			events++

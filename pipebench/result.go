@@ -107,8 +107,14 @@ type Result struct {
 	// Totals count the whole measured window.
 	Totals Counts `json:"totals"`
 	Tokens Tokens `json:"tokens"`
-	// WriterWrites are the writer's token writes (thread and process mode).
+	// WriterWrites, WriterReads and WriterWaits are the writer's system
+	// calls in the window (thread and process mode), made until it saw the
+	// window close: every write(2) of a token, those that found the pipe
+	// full included (Tokens.Full counts them); every read(2) of the credit
+	// pipe; every ppoll(2) waiting for credits.
 	WriterWrites uint64 `json:"writer_writes"`
+	WriterReads  uint64 `json:"writer_reads"`
+	WriterWaits  uint64 `json:"writer_waits"`
 	// PerCall is the distribution of ready descriptors per readiness call
 	// (0 for an empty call) over the whole window.
 	PerCall stats.Hist `json:"-"`

@@ -91,7 +91,9 @@ type run struct {
 	proc    *writerProcess
 	creditR int32
 	creditW int32
-	primed  uint64 // tokens written by setup (self mode)
+	wstop   *sharedFlag // the writer process's stop flag
+	primed  uint64      // tokens written by setup (self mode)
+	armTook time.Duration
 
 	ctr  counters
 	stop atomic.Bool
@@ -114,9 +116,17 @@ func (r *run) fail(err error) {
 	r.end()
 }
 
+// end closes the window: the reader and a writer thread load stop, a
+// writer process its shared copy, before their next system call. Only the
+// first end touches the shared copy, which release unmaps after its own.
 func (r *run) end() {
 	r.stop.Store(true)
-	r.haltOnce.Do(func() { close(r.halt) })
+	r.haltOnce.Do(func() {
+		if r.wstop != nil {
+			r.wstop.flag.Store(true)
+		}
+		close(r.halt)
+	})
 }
 
 func (r *run) failure() error {
@@ -157,7 +167,14 @@ func (r *run) setup() error {
 		}
 		r.creditR, r.creditW = cr, cw
 		if r.proc != nil {
-			if err := r.proc.sendCreditFD(int(cr)); err != nil {
+			stop, fd, err := newSharedFlag()
+			if err != nil {
+				return err
+			}
+			r.wstop = stop
+			err = r.proc.sendCreditFDs(int(cr), fd)
+			unix.Close(fd)
+			if err != nil {
 				return r.procErr(err)
 			}
 			unix.Close(int(cr))
@@ -264,6 +281,22 @@ func (r *run) makePipes() error {
 	return nil
 }
 
+// arm runs an Armer's Arm, on the reader thread before the window opens,
+// and keeps how long it took, which the setup's time includes.
+func (r *run) arm() error {
+	a, ok := r.be.(Armer)
+	if !ok {
+		return nil
+	}
+	t0 := time.Now()
+	err := a.Arm()
+	r.armTook = time.Since(t0)
+	if err != nil {
+		return fmt.Errorf("arm %s on the reader thread: %w", r.cfg.Backend.Name, err)
+	}
+	return nil
+}
+
 // isDriver says whether the backend reads for itself (a Driver).
 func (r *run) isDriver() bool {
 	_, ok := r.be.(Driver)
@@ -302,8 +335,9 @@ func (r *run) prime() error {
 	w := writer{latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd}
 	for range cfg.InFlight {
 		j := route.pick()
-		if _, e := rawWrite(r.wfds[j], w.token()); e != 0 {
-			return fmt.Errorf("prime token into %s %d: %w", cfg.Source.noun(), j, e)
+		tok := w.token()
+		if n, e := rawWrite(r.wfds[j], tok); e != 0 || n != len(tok) {
+			return fmt.Errorf("prime token into %s %d: %w", cfg.Source.noun(), j, writeErr(n, len(tok), e))
 		}
 		r.primed++
 	}
@@ -369,9 +403,10 @@ func (r *run) measure() (*Result, error) {
 		rd.credit = r.creditW
 	}
 	// Reader and writer threads lock themselves, say who they are and wait
-	// for the window to open.
+	// for the window to open; the reader first arms the backend.
 	start := make(chan struct{})
 	readerTID, writerTID := make(chan int, 1), make(chan int, 1)
+	armed := make(chan error, 1)
 	var readerErr error
 	wg.Add(1)
 	go func() {
@@ -379,6 +414,7 @@ func (r *run) measure() (*Result, error) {
 		defer close(readDone)
 		r.enterThread(r.readerRole(), cfg.readerCPU(), readerTID)
 		defer runtime.UnlockOSThread()
+		armed <- r.arm()
 		<-start
 		u := startUsage(unix.RUSAGE_THREAD)
 		err := r.read(rd)
@@ -392,7 +428,7 @@ func (r *run) measure() (*Result, error) {
 	case WriterThread:
 		wthread = &writer{
 			wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes), inFlight: cfg.InFlight,
-			credits: r.creditR, latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd,
+			credits: r.creditR, stop: &r.stop, latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd,
 		}
 		wg.Add(1)
 		go func() {
@@ -403,7 +439,8 @@ func (r *run) measure() (*Result, error) {
 			u := startUsage(unix.RUSAGE_THREAD)
 			err := wthread.run()
 			wrep.Thread, _ = u.stop()
-			wrep.Sent, wrep.Full = wthread.sent, wthread.full
+			w := wthread
+			wrep.Sent, wrep.Writes, wrep.Full, wrep.Reads, wrep.Waits = w.sent, w.writes, w.full, w.reads, w.waits
 			if err != nil {
 				r.fail(err)
 			}
@@ -416,6 +453,10 @@ func (r *run) measure() (*Result, error) {
 	case r.proc == nil:
 		r.res.Setup.WriterTID = r.res.Setup.ReaderTID
 	}
+	if err := <-armed; err != nil {
+		r.fail(err)
+	}
+	r.res.Setup.Took += r.armTook
 	if cfg.OnSetup != nil {
 		cfg.OnSetup(r.res.Setup)
 	}
@@ -479,7 +520,7 @@ func (r *run) measure() (*Result, error) {
 	r.res.Process, _ = procUsage.stop()
 	r.res.WriterThread = wrep.Thread
 	r.res.WriterProcess = wrep.Process
-	r.res.WriterWrites = wrep.Sent
+	r.res.WriterWrites, r.res.WriterReads, r.res.WriterWaits = wrep.Writes, wrep.Reads, wrep.Waits
 
 	var eofErr *EOFError
 	if r.proc != nil && (errors.As(readerErr, &eofErr) || errors.Is(readerErr, unix.EPIPE)) {
@@ -489,16 +530,21 @@ func (r *run) measure() (*Result, error) {
 			r.replaceErr(fmt.Errorf("%s during the run: %w", cause, readerErr))
 		}
 	}
-	drained, err := r.drain()
-	if err != nil {
-		r.fail(err)
-	}
-	t := Tokens{Received: final.Tokens, Drained: drained, Full: wrep.Full}
+	t := Tokens{Received: final.Tokens, Full: wrep.Full}
 	if r.plan.Writer == WriterSelf {
 		t.Sent = r.primed + final.Writes
 	} else {
 		t.Sent = wrep.Sent
 	}
+	var want uint64 // tokens left in flight, when known
+	if !sentUnknown && t.Sent > t.Received {
+		want = t.Sent - t.Received
+	}
+	drained, err := r.drain(want)
+	if err != nil {
+		r.fail(err)
+	}
+	t.Drained = drained
 	if sentUnknown {
 		t.SentUnknown = true
 	} else {
@@ -600,31 +646,54 @@ func (r *run) collectReport(rep *writerReport) error {
 	return nil
 }
 
-// drain reads every pipe dry and counts the tokens left in flight.
-func (r *run) drain() (uint64, error) {
+// tcpSettle is how long the drain waits for tokens still on their way
+// through the loopback device (-fd tcp) before it counts them lost.
+const tcpSettle = 2 * time.Second
+
+// drain reads every channel dry and counts the tokens left in flight. want
+// is how many should be left (0 when unknown). A byte written to a pipe, a
+// unix socket or an eventfd is there to read once the write returns; one
+// written to a TCP connection may still be in the sender's queue or in
+// the loopback device's backlog, so with -fd tcp the drain reads again
+// until want tokens are out or tcpSettle has passed.
+func (r *run) drain(want uint64) (uint64, error) {
 	buf := make([]byte, 64<<10)
 	size := uint64(r.cfg.tokenSize())
-	var total uint64
-	for i, fd := range r.rfds {
-		var bytes uint64
-		for {
-			n, e := rawRead(fd, buf)
-			if e == unix.EAGAIN || (e == 0 && n == 0) {
-				break
+	bytes := make([]uint64, len(r.rfds)) // per channel, across passes
+	var counted uint64                   // eventfd counters read
+	deadline := time.Now().Add(tcpSettle)
+	for {
+		for i, fd := range r.rfds {
+			for {
+				n, e := rawRead(fd, buf)
+				if e == unix.EAGAIN || (e == 0 && n == 0) {
+					break
+				}
+				if e != 0 {
+					return counted, fmt.Errorf("drain %s %d (fd %d): %w", r.cfg.Source, i, fd, e)
+				}
+				if r.cfg.Source == SourceEventfd {
+					counted += binary.LittleEndian.Uint64(buf[:8])
+					continue
+				}
+				bytes[i] += uint64(n)
 			}
-			if e != 0 {
-				return total, fmt.Errorf("drain %s %d (fd %d): %w", r.cfg.Source, i, fd, e)
-			}
-			if r.cfg.Source == SourceEventfd {
-				total += binary.LittleEndian.Uint64(buf[:8])
-				continue
-			}
-			bytes += uint64(n)
 		}
-		if bytes%size != 0 {
-			return total, fmt.Errorf("drain %s %d: %d bytes left, not a whole number of %d-byte tokens", r.cfg.Source, i, bytes, size)
+		total := counted
+		for _, b := range bytes {
+			total += b / size
 		}
-		total += bytes / size
+		if r.cfg.Source != SourceTCP || total >= want || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	total := counted
+	for i, b := range bytes {
+		if b%size != 0 {
+			return total, fmt.Errorf("drain %s %d: %d bytes left, not a whole number of %d-byte tokens", r.cfg.Source, i, b, size)
+		}
+		total += b / size
 	}
 	return total, nil
 }
@@ -634,6 +703,8 @@ func (r *run) release() {
 	if r.be != nil {
 		r.be.Close()
 	}
+	r.end()
+	r.wstop.unmap()
 	for _, fd := range r.rfds {
 		unix.Close(int(fd))
 	}

@@ -98,6 +98,9 @@ func TestRunWriterModes(t *testing.T) {
 					t.Errorf("interval %d counted %v after its boundary", iv.Index, iv.Late)
 				}
 			}
+			if res.PerCall.Count() != res.Totals.Calls {
+				t.Errorf("%d ready-per-call samples for %d readiness calls", res.PerCall.Count(), res.Totals.Calls)
+			}
 			if c.inFlight == 1 {
 				for _, iv := range res.Intervals {
 					if iv.Events > 0 && iv.SamplesPerCall != 1 {

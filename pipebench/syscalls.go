@@ -1,6 +1,7 @@
 package pipebench
 
 import (
+	"fmt"
 	"syscall"
 	"unsafe"
 
@@ -28,6 +29,45 @@ func rawWrite(fd int32, p []byte) (int, unix.Errno) {
 	return int(r), e
 }
 
+// writeErr is the error of a write of a size-byte token that returned n
+// and e, when it did not write the token whole: e, or a short write. A
+// token written in part is never a token sent; its bytes tear the stream.
+func writeErr(n, size int, e unix.Errno) error {
+	if e != 0 {
+		return e
+	}
+	return &shortWriteError{wrote: n, size: size}
+}
+
+type shortWriteError struct{ wrote, size int }
+
+func (e *shortWriteError) Error() string {
+	return fmt.Sprintf("short write: %d bytes of a %d-byte token", e.wrote, e.size)
+}
+
+// sleepFully sleeps for d, through signals: a sleep ended by one (EINTR)
+// goes on for the time that remained, which the kernel leaves in rem. The
+// reader sleeps as it waits, in a raw system call that keeps its P (the
+// Backend contract); nanosleep is never restarted after a signal, and each
+// retry goes through nanosleep's prologue, where a goroutine the runtime
+// asked to stop does so.
+func sleepFully(d, rem *unix.Timespec) error {
+	e := nanosleep(d, rem)
+	for e == unix.EINTR {
+		e = nanosleep(rem, rem)
+	}
+	if e != 0 {
+		return e
+	}
+	return nil
+}
+
+//go:noinline
+func nanosleep(d, rem *unix.Timespec) unix.Errno {
+	_, _, e := syscall.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(d)), uintptr(unsafe.Pointer(rem)), 0)
+	return e
+}
+
 // The writer's wait for credits is a raw system call, as the Backend
 // contract requires of a wait: the thread keeps its P, so the Go scheduler
 // neither hands it off nor has to win it back on waking. Where it sleeps
@@ -45,9 +85,11 @@ func rawWrite(fd int32, p []byte) (int, unix.Errno) {
 //     It sleeps in ppoll(2), then reads (pollingRead): one system call more
 //     per sleep than C's read, measured in README's Speed section.
 
-// sleepingRead reads fd, a blocking descriptor, retrying EINTR.
-func sleepingRead(fd int32, p []byte) (int, unix.Errno) {
+// sleepingRead reads fd, a blocking descriptor, retrying EINTR, and counts
+// every read in reads (the read is the wait: no ppoll).
+func sleepingRead(fd int32, p []byte, waits, reads *uint64) (int, unix.Errno) {
 	for {
+		*reads++
 		n, e := rawRead(fd, p)
 		if e != unix.EINTR {
 			return n, e
@@ -56,12 +98,15 @@ func sleepingRead(fd int32, p []byte) (int, unix.Errno) {
 }
 
 // pollingRead reads fd, a non-blocking descriptor, sleeping in ppoll(2)
-// until it is readable.
-func pollingRead(fd int32, p []byte) (int, unix.Errno) {
+// until it is readable, and counts its system calls: every ppoll in waits,
+// every read in reads.
+func pollingRead(fd int32, p []byte, waits, reads *uint64) (int, unix.Errno) {
 	for {
+		*waits++
 		if e := awaitReadable(fd); e != 0 && e != unix.EINTR {
 			return 0, e
 		}
+		*reads++
 		n, e := rawRead(fd, p)
 		if e != unix.EAGAIN {
 			return n, e

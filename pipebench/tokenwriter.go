@@ -1,6 +1,10 @@
 package pipebench
 
-import "golang.org/x/sys/unix"
+import (
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
 
 // The pieces below let experiments that make their own pipes and readers
 // (pipebench herd) drive tokens exactly as a run's writer does, without a
@@ -17,7 +21,7 @@ type TokenWriter struct{ w writer }
 func NewTokenWriter(wfds []int32, seed uint64, inFlight int, credits int32) *TokenWriter {
 	return &TokenWriter{w: writer{
 		wfds: wfds, route: newRouter(RouteRandom, seed, len(wfds)),
-		inFlight: max(inFlight, 1), credits: credits,
+		inFlight: max(inFlight, 1), credits: credits, stop: new(atomic.Bool),
 	}}
 }
 

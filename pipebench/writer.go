@@ -3,6 +3,7 @@ package pipebench
 import (
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
@@ -16,16 +17,32 @@ const checkEvery = 1024
 
 // writer forwards tokens into the pipes' write ends. The same loop runs on a
 // thread of the reading process or in the writer process.
+//
+// It stops when the window closes: stop is loaded before every write and
+// every wait for credits (a flag shared with the writer process through
+// memory, so that looking costs no system call), and the stop word on the
+// credit pipe wakes a writer asleep in its wait. Its counts are of the
+// system calls it made until then: writes, every write(2) of a token,
+// those that found the pipe full included (unbounded mode; full counts
+// them), and sent, those that wrote one; reads, every read(2) of the
+// credit pipe (credit words, the stop word, an unbounded writer's looks
+// for it that found nothing); waits, every ppoll(2) for credits, those
+// ended by a signal included. A write that fails ends the run and is not
+// counted.
 type writer struct {
 	wfds     []int32
 	route    router
 	inFlight int
 	credits  int32 // read end of the credit pipe
 	alone    bool  // in the writer process: sleep in read(2) (syscalls.go)
+	stop     *atomic.Bool
 	sent     uint64
+	writes   uint64
 	full     uint64 // unbounded mode: writes that found the pipe full
-	latency  bool   // tokens carry their write time (stamp.go)
-	eventfd  bool   // a token adds 1 to an eventfd counter
+	reads    uint64
+	waits    uint64
+	latency  bool // tokens carry their write time (stamp.go)
+	eventfd  bool // a token adds 1 to an eventfd counter
 	tokBuf   [8]byte
 }
 
@@ -41,7 +58,7 @@ func (w *writer) token() []byte {
 	return token[:]
 }
 
-// run writes tokens until the stop word arrives.
+// run writes tokens until the stop flag is set or the stop word arrives.
 func (w *writer) run() error {
 	if w.inFlight == 0 {
 		return w.unbounded()
@@ -50,17 +67,25 @@ func (w *writer) run() error {
 	have := uint64(w.inFlight)
 	for {
 		for ; have > 0; have-- {
-			j := w.route.pick()
-			if _, e := rawWrite(w.wfds[j], w.token()); e != 0 {
-				return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.wfds[j], e)
+			if w.stop.Load() {
+				return nil
 			}
+			j := w.route.pick()
+			tok := w.token()
+			if n, e := rawWrite(w.wfds[j], tok); e != 0 || n != len(tok) {
+				return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.wfds[j], writeErr(n, len(tok), e))
+			}
+			w.writes++
 			w.sent++
+		}
+		if w.stop.Load() {
+			return nil
 		}
 		read := pollingRead
 		if w.alone {
 			read = sleepingRead
 		}
-		n, e := read(w.credits, buf[:])
+		n, e := read(w.credits, buf[:], &w.waits, &w.reads)
 		if e != 0 {
 			return fmt.Errorf("writer: read credits: %w", e)
 		}
@@ -80,21 +105,31 @@ func (w *writer) run() error {
 	}
 }
 
+// unbounded writes tokens without waiting for credits, counting those that
+// find the pipe full, and looks for the stop word on the credit pipe every
+// checkEvery writes (the stop flag ends it sooner; the stop word also ends
+// a writer process whose reader is gone).
 func (w *writer) unbounded() error {
 	var buf [8]byte
 	for {
 		for range checkEvery {
+			if w.stop.Load() {
+				return nil
+			}
 			j := w.route.pick()
-			_, e := rawWrite(w.wfds[j], w.token())
-			switch e {
-			case 0:
+			tok := w.token()
+			n, e := rawWrite(w.wfds[j], tok)
+			switch {
+			case e == 0 && n == len(tok):
 				w.sent++
-			case unix.EAGAIN:
+			case e == unix.EAGAIN:
 				w.full++
 			default:
-				return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.wfds[j], e)
+				return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.wfds[j], writeErr(n, len(tok), e))
 			}
+			w.writes++
 		}
+		w.reads++
 		n, e := rawRead(w.credits, buf[:])
 		switch {
 		case e == unix.EAGAIN:

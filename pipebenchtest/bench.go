@@ -29,6 +29,7 @@ func pingPong(b *testing.B, f pipebench.Factory, n int) {
 		maxFD = max(maxFD, p.r)
 	}
 	be, err := f.Open(pipebench.Options{Pipes: n, MaxFD: maxFD})
+	SkipIfRefused(b, err)
 	if err != nil {
 		b.Fatalf("%s: open: %v", f.Name, err)
 	}

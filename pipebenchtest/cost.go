@@ -54,6 +54,68 @@ func checkWaitDoesNotAllocate(t *testing.T, f pipebench.Factory) {
 	}
 }
 
+// checkWaitSyscalls: WaitSyscalls counts the mechanism's system calls, as
+// strace would: a Wait that finds nothing ready and may not block makes
+// one (another only after EINTR, which nothing here provokes often), and
+// the count never decreases; a Wait that blocks until a write makes at
+// least one.
+func checkWaitSyscalls(t *testing.T, f pipebench.Factory) {
+	x := newFixture(t, f, 3)
+	x.expectNone("nothing written") // a backend may arm here (io_uring)
+	const n = 20
+	before := x.b.WaitSyscalls()
+	for range n {
+		x.expectNone("nothing written")
+	}
+	if got := x.b.WaitSyscalls() - before; got < n || got >= 2*n {
+		t.Errorf("%d waits that found nothing and did not block made %d wait system calls, want one each", n, got)
+	}
+	before = x.b.WaitSyscalls()
+	p := x.pipes[1]
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		unix.Write(p.w, token)
+	}()
+	x.collect(1)
+	if after := x.b.WaitSyscalls(); after <= before {
+		t.Errorf("a wait that blocked until a write made no wait system call (WaitSyscalls %d, then %d)", before, after)
+	}
+}
+
+// checkArm: a backend that declares itself an Armer hands its registrations
+// to the kernel in Arm, counted by WaitSyscalls and CtlCalls there, so that
+// the Wait after it submits none; a pipe written before Arm, and one
+// written after, are reported.
+func checkArm(t *testing.T, f pipebench.Factory) {
+	x := newFixture(t, f, 3)
+	a, ok := x.b.(pipebench.Armer)
+	if !ok {
+		t.Skipf("%s is not a pipebench.Armer", f.Name)
+	}
+	x.pipes[0].write(t)
+	sys, ctl := x.b.WaitSyscalls(), x.b.CtlCalls()
+	if err := a.Arm(); err != nil {
+		t.Fatalf("arm: %v", err)
+	}
+	if got := x.b.WaitSyscalls() - sys; got == 0 {
+		t.Error("Arm made no system call: the registrations were not handed to the kernel")
+	}
+	if got := x.b.CtlCalls() - ctl; got != 3 {
+		t.Errorf("Arm made %d interest changes for 3 registrations", got)
+	}
+	ctl = x.b.CtlCalls()
+	x.expectOnly(0, "written before Arm")
+	x.pipes[0].drain(t)
+	x.pipes[2].write(t)
+	x.collect(2)
+	if f.Features.Has(pipebench.OneShot) {
+		return // re-arms its reported pipes: ctl calls
+	}
+	if got := x.b.CtlCalls() - ctl; got != 0 {
+		t.Errorf("waits after Arm made %d interest changes; Arm had made them all", got)
+	}
+}
+
 // checkCtlCalls: CtlCalls never decreases, may be read from another
 // goroutine while the backend works, and grows when a one-shot backend
 // re-arms a descriptor.

@@ -46,6 +46,7 @@ func openFixture(t *testing.T, f pipebench.Factory, pipes []*pipe) *fixture {
 	}
 	n := len(pipes)
 	b, err := f.Open(pipebench.Options{Pipes: 2 * n, MaxFD: maxFD})
+	SkipIfRefused(t, err)
 	if err != nil {
 		t.Fatalf("%s: open (pipes %d, max fd %d): %v", f.Name, 2*n, maxFD, err)
 	}

@@ -50,9 +50,12 @@ var RunCases = []RunCase{
 // every token accounted for, tokens moved, no descriptor left open, the
 // writer mode asked for, readiness calls made (or none, for a backend that
 // declares NoWaitCall), at most one credit word per non-empty readiness
-// call (per read for a Driver), and a latency sample per token in latency
-// mode. It is the harness-level companion of TestBackend, and the only
-// check a pipebench.Driver can take. Process-mode cases need the test
+// call (per read for a Driver), a latency sample per token in latency
+// mode, one ready-per-call sample per readiness call, and a writer's counts
+// that add up (every token write counted, those that found a pipe full
+// included; a bounded writer reads its credit pipe once per wait). It is
+// the harness-level companion of TestBackend, and the only check a
+// pipebench.Driver can take. Process-mode cases need the test
 // binary to serve as its own writer process: call
 // pipebench.RunWriterProcessIfAsked first thing in TestMain.
 func TestRuns(t *testing.T, f *pipebench.Factory, cases []RunCase) {
@@ -72,6 +75,7 @@ func checkRun(t *testing.T, f *pipebench.Factory, c RunCase) {
 		Source: c.Source, Latency: c.Latency, Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
 	}
 	res, err := pipebench.Run(cfg)
+	SkipIfRefused(t, err)
 	if err != nil {
 		t.Fatalf("%s: %v", f.Name, err)
 	}
@@ -109,6 +113,13 @@ func checkRun(t *testing.T, f *pipebench.Factory, c RunCase) {
 			t.Errorf("reader wrote %d credit words, more than one per %s (%d)", tot.Writes, per, limit)
 		}
 	}
+	if !noWait && res.PerCall.Count() != tot.Calls {
+		t.Errorf("%d ready-per-call samples for %d readiness calls", res.PerCall.Count(), tot.Calls)
+	}
+	if noWait && tot.WaitSyscalls != 0 {
+		t.Errorf("%d wait system calls by a backend that declares none", tot.WaitSyscalls)
+	}
+	checkWriterCounts(t, res)
 	if c.Latency && res.Latency.Count() != tk.Received {
 		t.Errorf("latency mode recorded %d samples for %d tokens", res.Latency.Count(), tk.Received)
 	}
@@ -117,5 +128,30 @@ func checkRun(t *testing.T, f *pipebench.Factory, c RunCase) {
 	}
 	if after, err := pipebench.OpenFDs(); err != nil || after != before {
 		t.Errorf("%d descriptors open before the run, %d after (%v)", before, after, err)
+	}
+}
+
+// checkWriterCounts: a writer thread's or process's writes are its tokens
+// sent and the writes that found a pipe full; a bounded writer thread reads
+// the credit pipe once after each wait for it (ppoll), a writer process
+// sleeps in its reads and makes no other wait, an unbounded one never
+// waits. A self-mode run has no writer to count.
+func checkWriterCounts(t *testing.T, res *pipebench.Result) {
+	t.Helper()
+	tk := res.Tokens
+	writes, reads, waits := res.WriterWrites, res.WriterReads, res.WriterWaits
+	switch {
+	case res.Setup.Writer == pipebench.WriterSelf:
+		if writes+reads+waits != 0 || tk.Full != 0 {
+			t.Errorf("self mode with writer counts: %d writes, %d reads, %d waits, %d full", writes, reads, waits, tk.Full)
+		}
+	case writes != tk.Sent+tk.Full:
+		t.Errorf("writer made %d writes for %d tokens sent and %d that found a pipe full", writes, tk.Sent, tk.Full)
+	case res.Setup.InFlight > 0 && res.Setup.Writer == pipebench.WriterThread && (reads != waits || waits == 0):
+		t.Errorf("bounded writer thread: %d credit reads after %d waits, want one after each", reads, waits)
+	case res.Setup.InFlight > 0 && res.Setup.Writer == pipebench.WriterProcess && (waits != 0 || reads == 0):
+		t.Errorf("bounded writer process: %d credit reads and %d waits, want reads that are its waits", reads, waits)
+	case res.Setup.InFlight == 0 && waits != 0:
+		t.Errorf("unbounded writer waited %d times", waits)
 	}
 }

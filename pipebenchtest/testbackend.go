@@ -50,4 +50,6 @@ var checks = []struct {
 	{"ShortReadySlice", checkShortReadySlice},
 	{"WaitDoesNotAllocate", checkWaitDoesNotAllocate},
 	{"CtlCalls", checkCtlCalls},
+	{"WaitSyscalls", checkWaitSyscalls},
+	{"Arm", checkArm},
 }

@@ -33,6 +33,7 @@ type backend struct {
 	tags  []int32
 	index []int32 // index[fd] is fd's position in fds, or -1
 	ts    unix.Timespec
+	calls uint64 // ppoll calls, for WaitSyscalls
 }
 
 func open(o pipebench.Options) (pipebench.Backend, error) {
@@ -108,6 +109,7 @@ func (b *backend) poll(timeout time.Duration) (int, error) {
 		b.ts = unix.NsecToTimespec(int64(timeout))
 		ts = &b.ts
 	}
+	b.calls++
 	r, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(fds)), uintptr(len(b.fds)),
 		uintptr(unsafe.Pointer(ts)), 0, 0, 0)
 	if e != 0 {
@@ -117,5 +119,7 @@ func (b *backend) poll(timeout time.Duration) (int, error) {
 }
 
 func (b *backend) CtlCalls() uint64 { return 0 }
+
+func (b *backend) WaitSyscalls() uint64 { return b.calls }
 
 func (b *backend) Close() error { return nil }

@@ -20,7 +20,7 @@ type CSV struct {
 // CSVHeader names the columns.
 var CSVHeader = []string{
 	"run", "interval", "backend", "pipes", "in_flight", "writer", "seconds",
-	"events", "tokens", "calls", "empty_calls", "reads", "writes", "ctl_calls", "spurious",
+	"events", "tokens", "calls", "empty_calls", "reads", "writes", "ctl_calls", "spurious", "wait_syscalls",
 	"evts_per_sec", "tokens_per_sec", "samples_per_call",
 	"reader_cpu_ns", "writer_thread_cpu_ns", "rest_cpu_ns", "process_cpu_ns", "writer_process_cpu_ns",
 	"kernel", "cpu_model", "cores", "go_version", "gomaxprocs", "clock_source", "mitigations",
@@ -63,7 +63,7 @@ func (c *CSV) Interval(run int, iv pipebench.Interval) error {
 	row := []string{
 		strconv.Itoa(run), strconv.Itoa(iv.Index), c.setup.Backend, strconv.Itoa(c.setup.Pipes),
 		strconv.Itoa(c.setup.InFlight), c.setup.Writer.String(), f(iv.Seconds),
-		u(iv.Events), u(iv.Tokens), u(iv.Calls), u(iv.EmptyCalls), u(iv.Reads), u(iv.Writes), u(iv.Ctl), u(iv.Spurious),
+		u(iv.Events), u(iv.Tokens), u(iv.Calls), u(iv.EmptyCalls), u(iv.Reads), u(iv.Writes), u(iv.Ctl), u(iv.Spurious), u(iv.WaitSyscalls),
 		f(iv.EventsPerSec), f(iv.TokensPerSec), spc,
 	}
 	row = append(row, c.cpu(iv.CPU)...)

@@ -26,19 +26,21 @@ func fixture() *pipebench.Result {
 	events := []uint64{90000, 100000, 110000, 120000}
 	var tot pipebench.Counts
 	for i, e := range events {
-		c := pipebench.Counts{Events: e, Tokens: e + e/10, Calls: e / 5, EmptyCalls: 2, Reads: e, Writes: e / 5}
+		c := pipebench.Counts{Events: e, Tokens: e + e/10, Calls: e / 5, EmptyCalls: 2, WaitSyscalls: e / 10, Reads: e, Writes: e / 5}
 		res.Intervals = append(res.Intervals, pipebench.Interval{Index: i + 1, Seconds: 1, Counts: c, Late: time.Duration(i+1) * time.Millisecond,
 			EventsPerSec: float64(e), TokensPerSec: float64(c.Tokens), SamplesPerCall: float64(e) / float64(c.Calls-2)})
 		tot.Events += c.Events
 		tot.Tokens += c.Tokens
 		tot.Calls += c.Calls
 		tot.EmptyCalls += c.EmptyCalls
+		tot.WaitSyscalls += c.WaitSyscalls
 		tot.Reads += c.Reads
 		tot.Writes += c.Writes
 	}
 	res.Totals = tot
 	res.Tokens = pipebench.Tokens{Sent: tot.Tokens + 7, Received: tot.Tokens, Drained: 7}
 	res.WriterWrites = tot.Tokens + 7
+	res.WriterReads, res.WriterWaits = tot.Events/10, tot.Events/20
 	for range tot.Calls - tot.EmptyCalls {
 		res.PerCall.Record(5)
 	}
@@ -83,6 +85,21 @@ func TestSummarizeHandComputed(t *testing.T) {
 	// 84000 readiness calls for 420000 events.
 	if math.Abs(s.CallsPerEvent-0.2) > 1e-9 {
 		t.Errorf("calls/event %v, want 0.2", s.CallsPerEvent)
+	}
+	// 42000 wait syscalls; 420000 reads and 42000 by the writer; 84000
+	// credit words and 462007 token writes; 21000 waits for credits.
+	for _, c := range []struct {
+		what      string
+		got, want float64
+	}{
+		{"wait syscalls", s.WaitSyscallsPerEvent, 0.1},
+		{"reads", s.ReadsPerEvent, 1.1},
+		{"writes", s.WritesPerEvent, (84000 + 462007) / 420000.0},
+		{"writer waits", s.WriterWaitsPerEvent, 0.05},
+	} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s per event %v, want %v", c.what, c.got, c.want)
+		}
 	}
 	if s.PerCall.P50 != 5 || s.PerCall.Max != 5 || s.PerCall.Empty != 8 {
 		t.Errorf("per call %+v", s.PerCall)

@@ -26,11 +26,17 @@ type Summary struct {
 	Applies        bool    `json:"samples_per_call_applies"`
 	// PerCall is the distribution of ready descriptors per readiness call.
 	PerCall PerCall `json:"ready_per_call"`
-	// Per event, over the whole window.
-	CallsPerEvent  float64 `json:"calls_per_event"`
-	ReadsPerEvent  float64 `json:"reads_per_event"`
-	WritesPerEvent float64 `json:"writes_per_event"`
-	CtlPerEvent    float64 `json:"ctl_per_event"`
+	// Per event, over the whole window: readiness calls; the readiness
+	// mechanism's system calls (Counts.WaitSyscalls); read(2) and write(2)
+	// calls of the reader and the writer together, a writer's writes that
+	// found a pipe full included; interest changes; a writer's ppoll(2)
+	// calls waiting for credits.
+	CallsPerEvent        float64 `json:"calls_per_event"`
+	WaitSyscallsPerEvent float64 `json:"wait_syscalls_per_event"`
+	ReadsPerEvent        float64 `json:"reads_per_event"`
+	WritesPerEvent       float64 `json:"writes_per_event"`
+	CtlPerEvent          float64 `json:"ctl_per_event"`
+	WriterWaitsPerEvent  float64 `json:"writer_waits_per_event"`
 	// Costs are CPU time and context switches per event and per second for
 	// each thread and process that took part.
 	Costs []Cost `json:"costs"`
@@ -113,9 +119,11 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	h := &res.PerCall
 	s.PerCall = PerCall{Calls: h.Count(), Empty: t.EmptyCalls, Mean: h.Mean(), P50: h.Quantile(0.5), P90: h.Quantile(0.9), P99: h.Quantile(0.99), Max: h.Max()}
 	s.CallsPerEvent = stats.PerEvent(t.Calls, t.Events)
-	s.ReadsPerEvent = stats.PerEvent(t.Reads, t.Events)
+	s.WaitSyscallsPerEvent = stats.PerEvent(t.WaitSyscalls, t.Events)
+	s.ReadsPerEvent = stats.PerEvent(t.Reads+res.WriterReads, t.Events)
 	s.WritesPerEvent = stats.PerEvent(t.Writes+res.WriterWrites, t.Events)
 	s.CtlPerEvent = stats.PerEvent(t.Ctl, t.Events)
+	s.WriterWaitsPerEvent = stats.PerEvent(res.WriterWaits, t.Events)
 	s.Costs = costs(res)
 	if l := &res.Latency; l.Count() > 0 {
 		s.Latency = &Latency{Tokens: l.Count(), P50: l.Quantile(0.5), P90: l.Quantile(0.9), P99: l.Quantile(0.99), P999: l.Quantile(0.999), Max: l.Max()}

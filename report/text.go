@@ -128,7 +128,8 @@ func (t *Text) RunDone(r *Run) error {
 	} else {
 		t.printf("samples/call   n/a  (no readiness call)")
 	}
-	t.printf("per event      calls %s  reads %s  writes %s  ctl %s", g4(s.CallsPerEvent), g4(s.ReadsPerEvent), g4(s.WritesPerEvent), g4(s.CtlPerEvent))
+	t.printf("per event      calls %s  wait syscalls %s  reads %s  writes %s  ctl %s  writer waits %s", g4(s.CallsPerEvent), g4(s.WaitSyscallsPerEvent),
+		g4(s.ReadsPerEvent), g4(s.WritesPerEvent), g4(s.CtlPerEvent), g4(s.WriterWaitsPerEvent))
 	if ch := res.Totals.Changes; ch > 0 {
 		t.printf("churn          %d changes, %s ctl calls per change", ch, g4(float64(res.Totals.Ctl)/float64(ch)))
 	}

@@ -26,7 +26,9 @@ func setupError(entries uint32, e unix.Errno) error {
 }
 
 // explainSetup is setupError's wording, given the errno and the sysctl's
-// value ("" when the file is missing: a kernel before 6.6).
+// value ("" when the file is missing: a kernel before 6.6). The errno is
+// always wrapped, so that callers (tests that skip where io_uring is
+// refused) can tell ENOSYS and EPERM from other failures.
 func explainSetup(entries uint32, e unix.Errno, setting string) error {
 	switch e {
 	case unix.ENOSYS:
@@ -34,9 +36,9 @@ func explainSetup(entries uint32, e unix.Errno, setting string) error {
 	case unix.EPERM:
 		switch setting {
 		case "2":
-			return fmt.Errorf("io_uring is disabled on this machine (%s = 2): no process may create a ring", disabledSysctl)
+			return fmt.Errorf("io_uring is disabled on this machine (%s = 2): no process may create a ring (io_uring_setup: %w)", disabledSysctl, e)
 		case "1":
-			return fmt.Errorf("io_uring is restricted on this machine (%s = 1): only CAP_SYS_ADMIN or the group in /proc/sys/kernel/io_uring_group may create a ring", disabledSysctl)
+			return fmt.Errorf("io_uring is restricted on this machine (%s = 1): only CAP_SYS_ADMIN or the group in /proc/sys/kernel/io_uring_group may create a ring (io_uring_setup: %w)", disabledSysctl, e)
 		case "":
 			return fmt.Errorf("io_uring is not permitted: io_uring_setup: %w (a seccomp filter or security module refuses it)", e)
 		}
@@ -48,8 +50,9 @@ func explainSetup(entries uint32, e unix.Errno, setting string) error {
 }
 
 // errNoExtArg refuses kernels whose io_uring_enter cannot wait with a
-// timeout, which the Backend contract needs.
-var errNoExtArg = errors.New("io_uring on this kernel lacks IORING_FEAT_EXT_ARG (Linux 5.11): io_uring_enter cannot wait with a timeout")
+// timeout, which the Backend contract needs. Like every refusal for want
+// of a kernel feature, it is an errors.ErrUnsupported.
+var errNoExtArg = fmt.Errorf("io_uring on this kernel lacks IORING_FEAT_EXT_ARG (Linux 5.11): io_uring_enter cannot wait with a timeout: %w", errors.ErrUnsupported)
 
 // multishotKernel is the first release with IORING_POLL_ADD_MULTI. The
 // kernel has no feature bit for it, so the release number decides.
@@ -63,8 +66,8 @@ func checkMultishot(release string) error {
 		return nil // an unknown scheme: let the kernel answer
 	}
 	if v[0] < multishotKernel[0] || v[0] == multishotKernel[0] && v[1] < multishotKernel[1] {
-		return fmt.Errorf("multishot poll (IORING_POLL_ADD_MULTI) needs Linux %d.%d, this is %s: use -b uring-oneshot",
-			multishotKernel[0], multishotKernel[1], release)
+		return fmt.Errorf("multishot poll (IORING_POLL_ADD_MULTI) needs Linux %d.%d, this is %s: use -b uring-oneshot (%w)",
+			multishotKernel[0], multishotKernel[1], release, errors.ErrUnsupported)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package uring
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -25,7 +26,11 @@ func TestExplainSetup(t *testing.T) {
 		{"other", unix.EINVAL, "0", []string{"io_uring_setup (128 entries)", unix.EINVAL.Error()}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			msg := explainSetup(128, c.errno, c.setting).Error()
+			err := explainSetup(128, c.errno, c.setting)
+			if !errors.Is(err, c.errno) {
+				t.Errorf("%v does not wrap %v: a test could not tell a refusal from a failure", err, c.errno)
+			}
+			msg := err.Error()
 			if strings.Contains(msg, "\n") {
 				t.Errorf("more than one line: %q", msg)
 			}
@@ -60,6 +65,9 @@ func TestCheckMultishot(t *testing.T) {
 		}
 		if err != nil && !strings.Contains(err.Error(), "-b uring-oneshot") {
 			t.Errorf("%s: %v does not name the remedy", c.release, err)
+		}
+		if err != nil && !errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("%s: %v is not an errors.ErrUnsupported", c.release, err)
 		}
 	}
 }

@@ -14,7 +14,7 @@ import (
 const (
 	free     uint8 = iota // no registration under this tag
 	armed                 // a poll request is queued or in the kernel
-	disarmed              // the kernel ended the poll; re-armed at the next Wait
+	disarmed              // added, or ended by the kernel: armed by the next Arm or Wait
 )
 
 // reg is one registration, indexed by tag.
@@ -37,10 +37,13 @@ const removeBit = 1 << 63
 
 func userData(tag int32, gen uint32) uint64 { return uint64(gen)<<32 | uint64(uint32(tag)) }
 
-// backend learns readiness from poll completions on one ring. Add and
-// Remove queue POLL_ADD and POLL_REMOVE entries; Wait submits them and
-// waits for completions in the same io_uring_enter call. Every queued
-// entry is an interest change, counted by CtlCalls.
+// backend learns readiness from poll completions on one ring. Add only
+// records a registration: its POLL_ADD is queued by Arm (pipebench.Armer)
+// or the next Wait, on the thread that will wait, since the kernel posts a
+// poll's completions from the thread that submitted it. Remove queues a
+// POLL_REMOVE. Wait submits what is queued and waits for completions in
+// the same io_uring_enter call. Every queued entry is an interest change,
+// counted by CtlCalls; every io_uring_enter, by WaitSyscalls.
 type backend struct {
 	ring  *ring
 	multi bool
@@ -59,11 +62,12 @@ func opener(multi bool) func(pipebench.Options) (pipebench.Backend, error) {
 	return func(o pipebench.Options) (pipebench.Backend, error) { return open(o, multi) }
 }
 
-// Ring sizes: the SQ holds one entry per pipe, so that the registrations
-// made while setting up are all submitted by the first Wait, from the
-// waiting thread (completions are posted by the thread that submitted the
-// request). The CQ holds four completions per pipe: a multishot poll posts
-// one per wake-up, and when the CQ is full the kernel ends the poll.
+// Ring sizes: the SQ holds one entry per pipe up to maxSQ, so that Arm
+// submits every registration in one io_uring_enter and a Wait's re-arms
+// (at most one per pipe) never fill it; past maxSQ pipes Arm submits as the
+// queue fills, from the same thread. The CQ holds four completions per
+// pipe: a multishot poll posts one per wake-up, and when the CQ is full the
+// kernel ends the poll.
 const (
 	minSQ, maxSQ = 64, 32768
 	maxCQ        = 65536
@@ -114,12 +118,22 @@ func (b *backend) Add(fd int, tag int32) error {
 		return fmt.Errorf("io_uring add fd %d: tag %d already names fd %d", fd, tag, r.fd)
 	}
 	b.gen = b.gen%(1<<31-1) + 1
-	r.fd, r.gen, r.state, r.seen = int32(fd), b.gen, armed, 0
-	if err := b.arm(tag); err != nil {
-		r.state, r.gen = free, 0
-		return fmt.Errorf("io_uring add fd %d: %w", fd, err)
-	}
+	r.fd, r.gen, r.seen = int32(fd), b.gen, 0
+	b.disarm(tag) // armed by Arm or the next Wait, on the waiting thread
 	b.byFD[fd] = tag
+	return nil
+}
+
+// Arm queues a POLL_ADD for every registration not armed yet and submits
+// them all, from the calling thread, which must be the one that will wait
+// (pipebench.Armer): as the queue fills, and once more for the rest.
+func (b *backend) Arm() error {
+	if err := b.rearmAll(); err != nil {
+		return err
+	}
+	if err := b.ring.submit(0); err != nil {
+		return fmt.Errorf("io_uring arm: %w", err)
+	}
 	return nil
 }
 
@@ -306,5 +320,7 @@ func (b *backend) rearmAll() error {
 }
 
 func (b *backend) CtlCalls() uint64 { return b.ctl.Load() }
+
+func (b *backend) WaitSyscalls() uint64 { return b.ring.enters }
 
 func (b *backend) Close() error { return b.ring.close() }

@@ -28,6 +28,7 @@ type ring struct {
 	sqMask, sqEntries    uint32
 	sqes                 []sqe
 	tail                 uint32 // our copy of *sqTail
+	enters               uint64 // io_uring_enter calls made
 
 	cqHead, cqTail *uint32
 	cqMask         uint32
@@ -137,18 +138,27 @@ func (r *ring) pending() uint32 { return r.tail - atomic.LoadUint32(r.sqHead) }
 // slot returns the next free submission entry, zeroed, submitting what is
 // queued first if the queue is full. The caller fills it and calls push.
 func (r *ring) slot() (*sqe, error) {
-	for r.pending() >= r.sqEntries {
-		n, e := r.enter(0, false, 0)
-		if e != 0 && e != unix.EINTR {
-			return nil, fmt.Errorf("io_uring_enter (submit %d queued): %w", r.pending(), e)
-		}
-		if n == 0 && e == 0 {
-			return nil, fmt.Errorf("io_uring_enter (submit %d queued): the kernel took none", r.pending())
-		}
+	if err := r.submit(r.sqEntries - 1); err != nil {
+		return nil, err
 	}
 	s := &r.sqes[r.tail&r.sqMask]
 	*s = sqe{}
 	return s, nil
+}
+
+// submit hands queued entries to the kernel, without waiting for any
+// completion, until at most left remain queued.
+func (r *ring) submit(left uint32) error {
+	for r.pending() > left {
+		n, e := r.enter(0, false, 0)
+		if e != 0 && e != unix.EINTR {
+			return fmt.Errorf("io_uring_enter (submit %d queued): %w", r.pending(), e)
+		}
+		if n == 0 && e == 0 {
+			return fmt.Errorf("io_uring_enter (submit %d queued): the kernel took none", r.pending())
+		}
+	}
+	return nil
 }
 
 // push publishes the entry slot returned: the kernel sees it at the next
@@ -180,6 +190,7 @@ func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int,
 			argp, argsz = uintptr(unsafe.Pointer(&r.arg)), unsafe.Sizeof(r.arg)
 		}
 	}
+	r.enters++
 	n, _, e := syscall.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending()), uintptr(minComplete), flags, argp, argsz)
 	return int(n), e
 }

@@ -8,6 +8,16 @@ import (
 	"github.com/pipebench/pipebench/pipebenchtest"
 )
 
+// openOrSkip opens a backend of the variant, skipping the test, saying
+// why, where the kernel or a seccomp filter refuses io_uring (ENOSYS,
+// EPERM, a kernel too old); any other error is the caller's to fail on.
+func openOrSkip(t *testing.T, o pipebench.Options, multi bool) (pipebench.Backend, error) {
+	t.Helper()
+	be, err := open(o, multi)
+	pipebenchtest.SkipIfRefused(t, err)
+	return be, err
+}
+
 func TestUring(t *testing.T) {
 	for _, f := range Factories {
 		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestBackend(t, f) })

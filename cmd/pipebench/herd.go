@@ -150,18 +150,22 @@ func newHerdDoc(cfg herd.Config, hf herdFlags, res *herd.Result) *herdDoc {
 	if len(d.Sides) == 2 && !d.Sides[0].Setup.Exclusive && d.Sides[1].Setup.Exclusive {
 		d.Ratios = map[string]float64{}
 		for _, r := range herdRows {
-			d.Ratios[r.key] = ratio(r.value(&d.Sides[0]), r.value(&d.Sides[1]))
+			if v, ok := ratio(r.value(&d.Sides[0]), r.value(&d.Sides[1])); ok {
+				d.Ratios[r.key] = v
+			}
 		}
 	}
 	return d
 }
 
-// ratio is a / b, 0 when b is 0 (JSON carries no infinity).
-func ratio(a, b float64) float64 {
+// ratio is a / b; ok is false when b is 0, where the ratio does not
+// apply: the text says n/a and the JSON leaves the key out (it carries no
+// infinity, and a 0 would read as a measured ratio).
+func ratio(a, b float64) (v float64, ok bool) {
 	if b == 0 {
-		return 0
+		return 0, false
 	}
-	return a / b
+	return a / b, true
 }
 
 // herdRow is one line of the side-by-side table: a label and the figure
@@ -210,7 +214,12 @@ func (d *herdDoc) writeText(w io.Writer) error {
 			line += fmt.Sprintf(" %12s", r.show(r.value(&d.Sides[i])))
 		}
 		if d.Ratios != nil {
-			line += fmt.Sprintf(" %8s", g4(d.Ratios[r.key]))
+			v, ok := d.Ratios[r.key]
+			s := "n/a"
+			if ok {
+				s = g4(v)
+			}
+			line += fmt.Sprintf(" %8s", s)
 		}
 		p("%s", line)
 	}

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/pipebenchtest"
+	"github.com/pipebench/pipebench/uring"
+)
+
+// What a run does outside its measured loops, per process (the command, and
+// its writer process in process mode), bounded from above: the Go runtime's
+// start (it reads /sys and /proc), the machine's description (envinfo reads
+// /proc), the runtime's netpoller (epoll_pwait, and an eventfd read and
+// write whenever a timer must wake it), the output file; in process mode,
+// the reading process's waits for the writer's control messages (ppoll, in
+// slices of 100 ms). Measured here at a third of each bound or less (about
+// 50 reads, 1 write, 11 epoll_pwait, 2 ppoll); a count that is doubled or
+// left out moves the difference by thousands.
+const (
+	otherReads   = 160
+	otherWrites  = 8
+	otherEpolls  = 32
+	controlPolls = 8
+)
+
+// straceCases are short, small runs: strace makes every system call cost
+// tens of microseconds, and it is the counts that are compared, not speed.
+var straceCases = []struct {
+	name, args string
+}{
+	{"epoll/self", "-b epoll -writer self -n 20 -l 4"},
+	{"epoll/thread", "-b epoll -writer thread -n 20 -l 4"},
+	{"poll/self", "-b poll -writer self -n 20 -l 4"},
+	{"poll/thread", "-b poll -writer thread -n 20 -l 4"},
+	{"select/process", "-b select -writer process -n 20 -l 4"},
+	// Two sockets hold about 550 one-byte writes; the reader sleeps 100ms
+	// before each call, so the unbounded writer finds them full.
+	{"epoll/thread/unbounded", "-b epoll -writer thread -n 2 -l 0 -fd unix -delay 100ms"},
+	{"uring/self", "-b uring -writer self -n 20 -l 4"},
+	{"uring-oneshot/thread", "-b uring-oneshot -writer thread -n 20 -l 4"},
+	// 64 removals and 64 additions after every call overfill the 64-entry
+	// submission queue: io_uring_enter calls that only submit.
+	{"uring-oneshot/churn", "-b uring-oneshot -writer self -n 64 -l 4 -churn 64"},
+}
+
+// TestCountsAgainstStrace holds the counts a user sees (-format json) against
+// an independent counter: strace -f -c, which counts every system call of
+// the command and of its writer process. Only what the run does outside the
+// measured window may differ, and by no more than that can explain:
+//
+//   - the readiness call (epoll_pwait, ppoll, pselect6, io_uring_enter):
+//     the reader's wait_syscalls, plus the writer's credit waits where they
+//     share a name (ppoll); more only by the Go runtime's own epoll_pwait,
+//     or by the io_uring_enter calls that arm the polls before the window
+//     (one per 64 pipes or part, 64 being the smallest submission queue,
+//     and one for an EINTR);
+//   - ppoll of a writer waiting for credits: writer_waits, plus in process
+//     mode the reading process's waits for control messages;
+//   - read: the reader's and the writer's reads, plus the teardown's drain
+//     (every pipe once, twice when it held tokens) and the runtime's reads;
+//   - write: the reader's and the writer's writes, those that found a pipe
+//     full included, plus the tokens self mode primes before the window,
+//     the stop word and the output.
+//
+// It skips, saying why, only where strace is missing or cannot trace (.ci/run
+// installs it), and the io_uring cases where the kernel or a seccomp filter
+// refuses io_uring.
+func TestCountsAgainstStrace(t *testing.T) {
+	strace := straceOrSkip(t)
+	bin := buildCommand(t)
+	for _, c := range straceCases {
+		t.Run(c.name, func(t *testing.T) {
+			if strings.Contains(c.args, "-b uring") {
+				skipWithoutUring(t)
+			}
+			dir := t.TempDir()
+			out, table := filepath.Join(dir, "run.json"), filepath.Join(dir, "strace.txt")
+			args := append([]string{"-f", "-c", "-o", table, "--", bin}, strings.Fields(c.args)...)
+			args = append(args, "-d", "1s", "-i", "500ms", "-format", "json", "-o", out)
+			if b, err := exec.Command(strace, args...).CombinedOutput(); err != nil {
+				t.Fatalf("strace %s: %v\n%s", strings.Join(args, " "), err, b)
+			}
+			got := straceTable(t, table)
+			run := readRun(t, out)
+			checkAgainstStrace(t, got, run)
+		})
+	}
+}
+
+// straceRun is what the comparison reads of the command's JSON output.
+type straceRun struct {
+	Setup struct {
+		Pipes    int    `json:"pipes"`
+		Backend  string `json:"backend"`
+		Writer   string `json:"writer"`
+		InFlight int    `json:"in_flight"`
+	} `json:"setup"`
+	Totals struct {
+		Events       uint64 `json:"events"`
+		Calls        uint64 `json:"calls"`
+		WaitSyscalls uint64 `json:"wait_syscalls"`
+		Reads        uint64 `json:"reads"`
+		Writes       uint64 `json:"writes"`
+	} `json:"totals"`
+	WriterWrites uint64 `json:"writer_writes"`
+	WriterReads  uint64 `json:"writer_reads"`
+	WriterWaits  uint64 `json:"writer_waits"`
+	Tokens       struct {
+		Lost int64  `json:"lost"`
+		Full uint64 `json:"writer_full"`
+	} `json:"tokens"`
+}
+
+func checkAgainstStrace(t *testing.T, got map[string]uint64, run straceRun) {
+	t.Helper()
+	s, tot := run.Setup, run.Totals
+	if run.Tokens.Lost != 0 {
+		t.Errorf("%d tokens lost", run.Tokens.Lost)
+	}
+	// Below this a doubled count could hide in the bounds.
+	if n := tot.Reads + run.WriterReads + tot.Writes + run.WriterWrites; n < 1000 {
+		t.Errorf("only %d reads and writes under strace: too few for the comparison to tell a doubled count from setup", n)
+	}
+	procs := uint64(1)
+	if s.Writer == pipebench.WriterProcess.String() {
+		procs = 2
+	}
+	pipes, primed := uint64(s.Pipes), uint64(0)
+	if s.Writer == pipebench.WriterSelf.String() {
+		primed = uint64(s.InFlight)
+	}
+	wait := waitSyscall(s.Backend)
+	want := tot.WaitSyscalls
+	if wait == "ppoll" {
+		want += run.WriterWaits
+	}
+	polls := uint64(0)
+	if procs > 1 {
+		polls = controlPolls
+	}
+	var extra uint64
+	switch wait {
+	case "epoll_pwait":
+		extra = otherEpolls * procs
+	case "io_uring_enter":
+		extra = pipes/64 + 2
+	case "ppoll":
+		extra = polls
+	}
+	within(t, wait, got[wait], want, 0, extra)
+	if wait != "ppoll" {
+		within(t, "ppoll", got["ppoll"], run.WriterWaits, 0, polls)
+	}
+	within(t, "read", got["read"], tot.Reads+run.WriterReads, pipes, 2*pipes+otherReads*procs)
+	within(t, "write", got["write"], tot.Writes+run.WriterWrites, primed, primed+otherWrites*procs)
+	t.Logf("strace: %s %d, ppoll %d, read %d, write %d; json: calls %d, wait_syscalls %d, reads %d+%d, writes %d+%d (%d found a pipe full), writer waits %d",
+		wait, got[wait], got["ppoll"], got["read"], got["write"], tot.Calls, tot.WaitSyscalls, tot.Reads, run.WriterReads,
+		tot.Writes, run.WriterWrites, run.Tokens.Full, run.WriterWaits)
+}
+
+// within requires strace's count of a system call to be the JSON's plus
+// between lo and hi calls made outside the measured window.
+func within(t *testing.T, call string, strace, json, lo, hi uint64) {
+	t.Helper()
+	if strace < json+lo || strace > json+hi {
+		t.Errorf("%s: strace counted %d, the JSON %d: a difference of %d, want %d to %d (setup and teardown)",
+			call, strace, json, int64(strace)-int64(json), lo, hi)
+	}
+}
+
+// waitSyscall is the system call a backend waits in.
+func waitSyscall(backend string) string {
+	switch {
+	case strings.HasPrefix(backend, "epoll"):
+		return "epoll_pwait"
+	case strings.HasPrefix(backend, "uring"):
+		return "io_uring_enter"
+	case backend == "select":
+		return "pselect6"
+	}
+	return "ppoll"
+}
+
+// straceOrSkip returns strace's path, or skips the test, saying why, where
+// strace is missing or cannot trace (ptrace refused).
+func straceOrSkip(t *testing.T) string {
+	t.Helper()
+	path, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skipf("strace is not installed (.ci/run installs it), so the counts are not held against it: %v", err)
+	}
+	if b, err := exec.Command(path, "-f", "-c", "-o", os.DevNull, "--", "true").CombinedOutput(); err != nil {
+		t.Skipf("strace cannot trace here (ptrace refused?), so the counts are not held against it: %v: %s", err, strings.TrimSpace(string(b)))
+	}
+	return path
+}
+
+// skipWithoutUring skips where the kernel or a seccomp filter refuses
+// io_uring, and fails on any other error.
+func skipWithoutUring(t *testing.T) {
+	t.Helper()
+	be, err := uring.Factory.Open(pipebench.Options{Pipes: 1, MaxFD: 64})
+	pipebenchtest.SkipIfRefused(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be.Close()
+}
+
+// buildCommand builds the command as a user runs it, without the race
+// detector, into the test's temporary directory.
+func buildCommand(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "pipebench")
+	if b, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, b)
+	}
+	return bin
+}
+
+// straceTable reads the call counts of strace -c's table: a header, a rule,
+// then "% time, seconds, usecs/call, calls, [errors,] syscall" rows, a rule
+// and the total.
+func straceTable(t *testing.T, path string) map[string]uint64 {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]uint64{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 || f[0] == "%" || strings.HasPrefix(f[0], "-") || f[len(f)-1] == "total" {
+			continue
+		}
+		n, err := strconv.ParseUint(f[3], 10, 64)
+		if err != nil {
+			t.Fatalf("strace table row %q: calls %q: %v", line, f[3], err)
+		}
+		counts[f[len(f)-1]] += n
+	}
+	if counts["read"] == 0 {
+		t.Fatalf("no read in strace's table:\n%s", b)
+	}
+	return counts
+}
+
+// readRun reads the one run of a -format json document.
+func readRun(t *testing.T, path string) straceRun {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Runs []straceRun `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if len(doc.Runs) != 1 {
+		t.Fatalf("%s holds %d runs, want 1", path, len(doc.Runs))
+	}
+	return doc.Runs[0]
+}

@@ -1,0 +1,154 @@
+package pipebench_test
+
+import (
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/poll"
+)
+
+// armed is a poll backend made a pipebench.Armer: it records the thread of
+// its Arm and of its first Wait, and its Arm takes armTook and adds armMany
+// to WaitSyscalls and CtlCalls, which must not reach the window's counts.
+// WaitSyscalls is read on the reader thread, CtlCalls by the reporter too.
+type armed struct {
+	pipebench.Backend
+	fail            error
+	arms, waits     int
+	armTID, waitTID int
+	armedAfterWait  bool
+	armSyscalls     uint64
+	armCtl          atomic.Uint64
+}
+
+const (
+	armTook = 30 * time.Millisecond
+	armMany = 1 << 40
+)
+
+func (a *armed) Arm() error {
+	a.arms++
+	a.armTID = unix.Gettid()
+	a.armedAfterWait = a.waits > 0
+	time.Sleep(armTook)
+	a.armSyscalls = armMany
+	a.armCtl.Store(armMany)
+	return a.fail
+}
+
+func (a *armed) Wait(ready []int32, timeout time.Duration) (int, error) {
+	if a.waits == 0 {
+		a.waitTID = unix.Gettid()
+	}
+	a.waits++
+	return a.Backend.Wait(ready, timeout)
+}
+
+func (a *armed) WaitSyscalls() uint64 { return a.Backend.WaitSyscalls() + a.armSyscalls }
+func (a *armed) CtlCalls() uint64     { return a.Backend.CtlCalls() + a.armCtl.Load() }
+
+func armedConfig(a *armed) pipebench.Config {
+	f := poll.Factory
+	f.Name = "poll-armed"
+	f.Open = func(o pipebench.Options) (pipebench.Backend, error) {
+		b, err := poll.Factory.Open(o)
+		a.Backend = b
+		return a, err
+	}
+	cfg := baseConfig()
+	cfg.Backend = &f
+	cfg.Writer = pipebench.WriterThread
+	return cfg
+}
+
+// TestRunArmsOnReaderThread: the harness calls an Armer's Arm once, on the
+// reader thread, before its first Wait; the arming's time is setup time,
+// and its system calls and interest changes are not in the window's
+// counts.
+func TestRunArmsOnReaderThread(t *testing.T) {
+	a := &armed{}
+	res, err := pipebench.Run(armedConfig(a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounting(t, res)
+	if a.arms != 1 || a.armedAfterWait {
+		t.Errorf("Arm called %d times (after a Wait: %v), want once, before the first Wait", a.arms, a.armedAfterWait)
+	}
+	if a.armTID != res.Setup.ReaderTID || a.waitTID != res.Setup.ReaderTID {
+		t.Errorf("armed on thread %d, first Wait on %d, reader thread %d: want all the same", a.armTID, a.waitTID, res.Setup.ReaderTID)
+	}
+	if res.Setup.Took < armTook {
+		t.Errorf("setup took %v, less than the %v Arm took", res.Setup.Took, armTook)
+	}
+	if tot := res.Totals; tot.WaitSyscalls >= armMany || tot.Ctl >= armMany || tot.WaitSyscalls < tot.Calls {
+		t.Errorf("window counts %d wait system calls for %d calls and %d ctl calls: Arm's are in them, or calls are missing", tot.WaitSyscalls, tot.Calls, tot.Ctl)
+	}
+	for _, iv := range res.Intervals {
+		if iv.WaitSyscalls >= armMany || iv.Ctl >= armMany {
+			t.Errorf("interval %d counts Arm's calls: %d wait system calls, %d ctl calls", iv.Index, iv.WaitSyscalls, iv.Ctl)
+		}
+	}
+}
+
+// TestRunArmFails: a failing Arm fails the run, naming it, without a hang
+// or a lost token.
+func TestRunArmFails(t *testing.T) {
+	before := openFDs(t)
+	a := &armed{fail: errors.New("no ring for you")}
+	res, err := runWithin(t, armedConfig(a), 20*time.Second, "after Arm failed")
+	if err == nil || !strings.Contains(err.Error(), "arm poll-armed on the reader thread: no ring for you") {
+		t.Fatalf("run after a failed Arm: %v, want the Arm's error", err)
+	}
+	if res != nil && res.Tokens.Lost != 0 {
+		t.Errorf("a failed Arm lost tokens: %+v", res.Tokens)
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("%d descriptors open before the run, %d after", before, after)
+	}
+}
+
+// TestRunDelayThroughSignals: -delay sleeps its whole time before every
+// readiness call even when signals keep interrupting the sleep (EINTR):
+// with a 40 ms delay, a 400 ms window holds about 10 calls, however many
+// signals arrive.
+func TestRunDelayThroughSignals(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Writer, cfg.Delay = pipebench.WriterSelf, 40*time.Millisecond
+	stop := make(chan struct{})
+	done := make(chan int)
+	cfg.OnSetup = func(s pipebench.Setup) {
+		go func() {
+			sent := 0
+			defer func() { done <- sent }()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(time.Millisecond):
+				}
+				// SIGURG, the Go runtime's own preemption signal: harmless.
+				if unix.Tgkill(s.PID, s.ReaderTID, unix.SIGURG) == nil {
+					sent++
+				}
+			}
+		}()
+	}
+	cfg.OnDone = func() { close(stop) }
+	res, err := pipebench.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := <-done
+	checkAccounting(t, res)
+	most := uint64(cfg.Duration/cfg.Delay) + 2
+	if sent < 100 || res.Totals.Calls > most {
+		t.Errorf("%d readiness calls in %v with a %v delay and %d signals to the reader: want at most %d", res.Totals.Calls, res.Elapsed, cfg.Delay, sent, most)
+	}
+}
