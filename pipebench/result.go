@@ -95,7 +95,8 @@ type Result struct {
 	// WriterWrites are the writer's token writes (thread and process mode).
 	WriterWrites uint64 `json:"writer_writes"`
 	// PerCall is the distribution of ready descriptors per readiness call
-	// (0 for an empty call) over the whole window.
+	// (0 for an empty call) over the whole window: one value per call in
+	// Totals.Calls.
 	PerCall stats.Hist `json:"-"`
 	// Latency is the write-to-read time of every token received, in
 	// nanoseconds (latency mode only).

@@ -330,6 +330,7 @@ func (r *run) measure() (*Result, error) {
 		latency: cfg.Latency, tokSize: cfg.tokenSize(), eventfd: cfg.Source == SourceEventfd, noun: cfg.Source.noun(),
 		churn: cfg.Churn, churnRoute: newRouter(RouteRandom, cfg.Seed^0xc4a2, cfg.Pipes),
 	}
+	rd.newHists(cfg.Pipes)
 	if cfg.Delay > 0 {
 		ts := unix.NsecToTimespec(cfg.Delay.Nanoseconds())
 		rd.delay = &ts

@@ -39,6 +39,7 @@ func fixture() *pipebench.Result {
 	res.Totals = tot
 	res.Tokens = pipebench.Tokens{Sent: tot.Tokens + 7, Received: tot.Tokens, Drained: 7}
 	res.WriterWrites = tot.Tokens + 7
+	res.PerCall = stats.NewHist(uint64(res.Setup.Pipes))
 	for range tot.Calls - tot.EmptyCalls {
 		res.PerCall.Record(5)
 	}

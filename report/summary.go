@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
@@ -41,8 +42,10 @@ type Summary struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// PerCall describes ready descriptors per readiness call. Quantiles are
-// bucket upper bounds of stats.Hist (within 12.5%, exact up to 15).
+// PerCall describes ready descriptors per readiness call, from the run's
+// histogram: Calls values, Empty of them 0. Mean and Max are exact; the
+// quantiles are the histogram's (stats.Hist: exact below 2048, else less
+// than 0.1% high) rounded to its stats.HistDigits significant digits.
 type PerCall struct {
 	Calls uint64  `json:"calls"`
 	Empty uint64  `json:"empty"`
@@ -53,7 +56,8 @@ type PerCall struct {
 	Max   uint64  `json:"max"`
 }
 
-// Latency describes token write-to-read times in nanoseconds.
+// Latency describes token write-to-read times in nanoseconds: quantiles
+// rounded to stats.HistDigits significant digits, as PerCall's; Max exact.
 type Latency struct {
 	Tokens uint64  `json:"tokens"`
 	P50    float64 `json:"p50_ns"`
@@ -104,14 +108,16 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 		s.SamplesPerCall = float64(t.Events) / float64(t.Calls-t.EmptyCalls)
 	}
 	h := &res.PerCall
-	s.PerCall = PerCall{Calls: h.Count(), Empty: t.EmptyCalls, Mean: h.Mean(), P50: h.Quantile(0.5), P90: h.Quantile(0.9), P99: h.Quantile(0.99), Max: h.Max()}
+	s.PerCall = PerCall{Calls: h.Count(), Empty: h.Zeros(), Mean: h.Mean(),
+		P50: quantile(h, 0.5), P90: quantile(h, 0.9), P99: quantile(h, 0.99), Max: h.Max()}
 	s.CallsPerEvent = stats.PerEvent(t.Calls, t.Events)
 	s.ReadsPerEvent = stats.PerEvent(t.Reads, t.Events)
 	s.WritesPerEvent = stats.PerEvent(t.Writes+res.WriterWrites, t.Events)
 	s.CtlPerEvent = stats.PerEvent(t.Ctl, t.Events)
 	s.Costs = costs(res)
 	if l := &res.Latency; l.Count() > 0 {
-		s.Latency = &Latency{Tokens: l.Count(), P50: l.Quantile(0.5), P90: l.Quantile(0.9), P99: l.Quantile(0.99), P999: l.Quantile(0.999), Max: l.Max()}
+		s.Latency = &Latency{Tokens: l.Count(), P50: quantile(l, 0.5), P90: quantile(l, 0.9), P99: quantile(l, 0.99),
+			P999: quantile(l, 0.999), Max: l.Max()}
 	}
 	s.Warnings = s.EventsPerSec.Warnings()
 	if len(res.Intervals) == 0 {
@@ -120,7 +126,32 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	if t.Spurious > 0 {
 		s.Warnings = append(s.Warnings, "the backend reported pipes ready that had nothing to read")
 	}
+	if c := h.Clamped(); c > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("ready/call: %s above %d ready, counted as %d", plural(int(c), "call"), h.Highest(), h.Highest()))
+	}
+	if l := &res.Latency; l.Count() > 0 {
+		if c := l.Clamped(); c > 0 {
+			top := time.Duration(l.Highest())
+			s.Warnings = append(s.Warnings, fmt.Sprintf("latency: %s waited longer than %v, counted as %v in the quantiles", plural(int(c), "token"), top, top))
+		}
+		if z := l.Zeros(); z > 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("latency: %s read at or before the time stamped on them, counted as 0ns", plural(int(z), "token")))
+		}
+	}
 	return s
+}
+
+// quantile is h's q-quantile to the digits h holds.
+func quantile(h *stats.Hist, q float64) float64 {
+	return stats.RoundSig(h.Quantile(q), stats.HistDigits)
+}
+
+// plural says n things: "1 interval", "2 intervals".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func costs(res *pipebench.Result) []Cost {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/pipebench/pipebench/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats"
 )
 
 // Text writes the output everyone knows: a setup line, one line per interval
@@ -124,7 +125,7 @@ func (t *Text) RunDone(r *Run) error {
 	if s.Applies {
 		pc := s.PerCall
 		t.printf("samples/call   %s  (%d readiness calls, %d empty)", g6(s.SamplesPerCall), pc.Calls, pc.Empty)
-		t.printf("ready/call     mean %s  p50 %s  p90 %s  p99 %s  max %d", g4(pc.Mean), g4(pc.P50), g4(pc.P90), g4(pc.P99), pc.Max)
+		t.printf("ready/call     mean %s  p50 %s  p90 %s  p99 %s  max %d", g4(pc.Mean), sig(pc.P50), sig(pc.P90), sig(pc.P99), pc.Max)
 	} else {
 		t.printf("samples/call   n/a  (no readiness call)")
 	}
@@ -184,18 +185,25 @@ func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
 func g4(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
+// sig prints a histogram quantile, already rounded to the digits the
+// histogram holds (stats.HistDigits), without an exponent: 3, 1230.
+func sig(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
 // Nanos prints nanoseconds as a duration with three significant digits:
-// 953µs, 1.02ms.
+// 953µs, 1.02ms; 999.6µs is 1ms.
 func Nanos(x float64) string {
+	x = stats.RoundSig(x, 3)
 	switch a := max(x, -x); {
 	case a < 1e3:
 		return fmt.Sprintf("%.0fns", x)
-	case x < 1e6:
+	case a < 1e6:
 		return fmt.Sprintf("%.3gµs", x/1e3)
-	case x < 1e9:
+	case a < 1e9:
 		return fmt.Sprintf("%.3gms", x/1e6)
+	case a < 1e12:
+		return fmt.Sprintf("%.3gs", x/1e9)
 	}
-	return fmt.Sprintf("%.3gs", x/1e9)
+	return fmt.Sprintf("%.0fs", x/1e9)
 }
 
 func window(res *pipebench.Result) string {
