@@ -13,6 +13,12 @@ import (
 const NoisyCV = 0.05
 
 // Summary is what a run comes to, computed from its result alone.
+//
+// The warm-up rule, the same in every format: the first Warmup intervals
+// are left out of the evts/sec and tokens/sec figures, always; a run that
+// ended with Warmup intervals or fewer has none to summarise (N = 0, and a
+// warning says so). The ratios, the distributions and the costs are over the
+// whole window (Totals, PerCall, Latency, CPU usage), warm-up included.
 type Summary struct {
 	// EventsPerSec summarises evts/sec over the intervals after warm-up.
 	EventsPerSec stats.Summary `json:"evts_per_sec"`
@@ -80,14 +86,10 @@ type Cost struct {
 	InvoluntaryPerEvent float64 `json:"involuntary_ctxsw_per_event"`
 }
 
-// Summarize computes the summary of res. warmup leading intervals are left
-// out of the evts/sec figures when more intervals than that remain.
+// Summarize computes the summary of res, leaving the first warmup
+// intervals out of the evts/sec and tokens/sec figures.
 func Summarize(res *pipebench.Result, warmup int) Summary {
-	ivs := res.Intervals
-	if len(ivs) <= warmup {
-		warmup = 0
-	}
-	ivs = ivs[warmup:]
+	ivs := res.Intervals[min(warmup, len(res.Intervals)):]
 	xs := make([]float64, len(ivs))
 	var toks uint64
 	var secs float64
@@ -119,9 +121,13 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 		s.Latency = &Latency{Tokens: l.Count(), P50: quantile(l, 0.5), P90: quantile(l, 0.9), P99: quantile(l, 0.99),
 			P999: quantile(l, 0.999), Max: l.Max()}
 	}
-	s.Warnings = s.EventsPerSec.Warnings()
-	if len(res.Intervals) == 0 {
+	switch n := len(res.Intervals); {
+	case n == 0:
 		s.Warnings = append(s.Warnings, "no full interval: the run ended before the first interval")
+	case len(ivs) == 0:
+		s.Warnings = append(s.Warnings, fmt.Sprintf("no interval after warm-up: the run ended after %s, all warm-up (-warmup %d)", plural(n, "interval"), warmup))
+	default:
+		s.Warnings = s.EventsPerSec.Warnings("interval")
 	}
 	if t.Spurious > 0 {
 		s.Warnings = append(s.Warnings, "the backend reported pipes ready that had nothing to read")
@@ -183,24 +189,48 @@ func costs(res *pipebench.Result) []Cost {
 }
 
 // Across summarises several runs of one configuration (-count): the
-// evts/sec medians of the runs, as a sample of their own.
+// evts/sec medians of the runs that count, as a sample of their own. A run
+// counts unless it is left out (Run.LeftOut): it failed, was interrupted
+// before its duration, had no interval after warm-up, or no events.
 type Across struct {
+	// Runs were made; Summarized of them count; LeftOut did not.
 	Runs         int           `json:"runs"`
+	Summarized   int           `json:"runs_summarized"`
+	LeftOut      int           `json:"runs_left_out"`
 	EventsPerSec stats.Summary `json:"evts_per_sec_of_run_medians"`
 	Warnings     []string      `json:"warnings,omitempty"`
 }
 
-// SummarizeRuns combines per-run summaries.
-func SummarizeRuns(runs []Summary) Across {
+// SummarizeRuns summarises the runs that are not left out.
+func SummarizeRuns(runs []Run) Across {
 	xs := make([]float64, 0, len(runs))
 	for _, r := range runs {
-		if r.EventsPerSec.N > 0 {
-			xs = append(xs, r.EventsPerSec.Median)
+		if r.LeftOut == "" {
+			xs = append(xs, r.Summary.EventsPerSec.Median)
 		}
 	}
-	a := Across{Runs: len(runs), EventsPerSec: stats.Summarize(xs, NoisyCV)}
+	a := Across{Runs: len(runs), Summarized: len(xs), LeftOut: len(runs) - len(xs), EventsPerSec: stats.Summarize(xs, NoisyCV)}
 	if len(runs) > 1 {
-		a.Warnings = a.EventsPerSec.Warnings()
+		a.Warnings = a.EventsPerSec.Warnings("run")
 	}
 	return a
+}
+
+// leftOut says why run r is not a sample of its configuration, "" when it
+// is one. duration is the run's configured duration (0: until interrupted,
+// when an interrupt is the normal end).
+func leftOut(r *Run, duration time.Duration) string {
+	switch {
+	case r.Error != "" || r.Result == nil:
+		return "failed"
+	case r.Interrupted && duration > 0:
+		return "interrupted"
+	case len(r.Intervals) == 0:
+		return "no full interval"
+	case r.Summary.EventsPerSec.N == 0:
+		return "no interval after warm-up"
+	case r.Summary.EventsPerSec.Median <= 0:
+		return "no events"
+	}
+	return ""
 }

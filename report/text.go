@@ -111,17 +111,23 @@ func (t *Text) RunDone(r *Run) error {
 		inflight = "unbounded"
 	}
 	t.printf("--- %s, %d %s, %s tokens in flight, writer %s%s, %s", st.Backend, st.Pipes, channelNoun(st.Source), inflight, st.Writer, settings(st), window(res))
-	if e := s.EventsPerSec; e.N > 0 {
+	switch e, n := s.EventsPerSec, len(res.Intervals); {
+	case e.N > 1:
 		t.printf("evts/sec       median %.0f  mean %.0f  sd %.0f  min %.0f  max %.0f", e.Median, e.Mean, e.StdDev, e.Min, e.Max)
-		if e.N > 1 {
-			t.printf("               95%% CI of mean %.0f..%.0f  cv %.1f%%  (%d intervals, %d warm-up left out)", e.CILow, e.CIHigh, e.CV*100, e.N, s.Warmup)
-		} else {
-			t.printf("               95%% CI of mean n/a, cv n/a  (one interval, %d warm-up left out)", s.Warmup)
-		}
-	} else {
+		t.printf("               95%% CI of mean (within this run) %.0f..%.0f  cv %.1f%%  (%d intervals, %d warm-up left out)", e.CILow, e.CIHigh, e.CV*100, e.N, s.Warmup)
+	case e.N == 1:
+		t.printf("evts/sec       median %.0f  mean %.0f  sd %.0f  min %.0f  max %.0f", e.Median, e.Mean, e.StdDev, e.Min, e.Max)
+		t.printf("               95%% CI of mean n/a, cv n/a  (one interval, %d warm-up left out)", s.Warmup)
+	case n == 0:
 		t.printf("evts/sec       no full interval")
+	default:
+		t.printf("evts/sec       none after warm-up: the run ended after %s (-warmup %d)", plural(n, "interval"), s.Warmup)
 	}
-	t.printf("tokens/sec     %.0f", s.TokensPerSec)
+	if s.EventsPerSec.N > 0 {
+		t.printf("tokens/sec     %.0f", s.TokensPerSec)
+	} else {
+		t.printf("tokens/sec     n/a")
+	}
 	if s.Applies {
 		pc := s.PerCall
 		t.printf("samples/call   %s  (%d readiness calls, %d empty)", g6(s.SamplesPerCall), pc.Calls, pc.Empty)
@@ -158,15 +164,38 @@ func (t *Text) RunDone(r *Run) error {
 // Finish prints the summary across runs and the machine.
 func (t *Text) Finish(d *Document) error {
 	if len(d.Runs) > 1 {
-		a := d.Summary.EventsPerSec
-		t.printf("=== %d runs: median evts/sec of run medians %.0f  mean %.0f  95%% CI %.0f..%.0f  cv %.1f%%",
-			d.Summary.Runs, a.Median, a.Mean, a.CILow, a.CIHigh, a.CV*100)
+		t.printf("%s", AcrossLine(d))
 		for _, w := range d.Summary.Warnings {
 			t.printf("warning: across runs: %s", w)
 		}
 	}
 	t.printf("machine        %s", MachineLine(d.Environment))
 	return t.err
+}
+
+// AcrossLine formats the summary across runs, saying which runs it leaves
+// out and why: "=== 3 runs, 1 left out (run 3: interrupted): ...".
+func AcrossLine(d *Document) string {
+	sum := d.Summary
+	var out []string
+	for _, r := range d.Runs {
+		if r.LeftOut != "" {
+			out = append(out, fmt.Sprintf("run %d: %s", r.Index, r.LeftOut))
+		}
+	}
+	head := fmt.Sprintf("=== %d runs, none left out", sum.Runs)
+	if len(out) > 0 {
+		head = fmt.Sprintf("=== %d runs, %d left out (%s)", sum.Runs, sum.LeftOut, strings.Join(out, ", "))
+	}
+	a := sum.EventsPerSec
+	switch a.N {
+	case 0:
+		return head + ": no run to summarise"
+	case 1:
+		return fmt.Sprintf("%s: median evts/sec of the one run summarised %.0f", head, a.Median)
+	}
+	return fmt.Sprintf("%s: median evts/sec of %d run medians %.0f  mean %.0f  95%% CI %.0f..%.0f  cv %.1f%%",
+		head, a.N, a.Median, a.Mean, a.CILow, a.CIHigh, a.CV*100)
 }
 
 // MachineLine condenses the environment to one line.
