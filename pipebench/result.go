@@ -91,6 +91,10 @@ type Result struct {
 	Interrupted bool `json:"interrupted"`
 	// Totals count the whole measured window.
 	Totals Counts `json:"totals"`
+	// Tail counts the end of the window after the last full interval (the
+	// reader's last calls after the duration, or what an interrupt or a
+	// failure cut short): Intervals and Tail add up to Totals.
+	Tail   Counts `json:"tail"`
 	Tokens Tokens `json:"tokens"`
 	// WriterWrites are the writer's token writes (thread and process mode).
 	WriterWrites uint64 `json:"writer_writes"`

@@ -75,6 +75,9 @@ type run struct {
 
 	ctr  counters
 	stop atomic.Bool
+	// reported are the counts at the last interval boundary (Ctl counted
+	// from the window's start): what the intervals hold.
+	reported Counts
 
 	haltOnce sync.Once
 	halt     chan struct{} // closed when the run must end
@@ -432,6 +435,7 @@ func (r *run) measure() (*Result, error) {
 	final := r.ctr.snapshot()
 	final.Ctl = r.ctlNow() - ctl0
 	r.res.Totals = final
+	r.res.Tail = final.Sub(r.reported)
 
 	// Wait for the writer's count, then drain what is left in the pipes.
 	switch r.plan.Writer {
@@ -539,6 +543,8 @@ func (r *run) report(t0 time.Time, ctl0 uint64, readDone <-chan struct{}) {
 		snap.Ctl = r.ctlNow()
 		iv := newInterval(k, snap.Sub(prev), now.Sub(last))
 		prev, last = snap, now
+		r.reported = snap
+		r.reported.Ctl -= ctl0
 		r.res.Intervals = append(r.res.Intervals, iv)
 		if cfg.OnInterval != nil {
 			cfg.OnInterval(iv)
