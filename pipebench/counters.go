@@ -79,6 +79,17 @@ func (c *counters) load() Counts {
 	}
 }
 
+// Add returns a + b.
+func (a Counts) Add(b Counts) Counts {
+	return Counts{
+		Events: a.Events + b.Events, Tokens: a.Tokens + b.Tokens,
+		Calls: a.Calls + b.Calls, EmptyCalls: a.EmptyCalls + b.EmptyCalls, WaitSyscalls: a.WaitSyscalls + b.WaitSyscalls,
+		Reads: a.Reads + b.Reads, Writes: a.Writes + b.Writes,
+		Ctl: a.Ctl + b.Ctl, Spurious: a.Spurious + b.Spurious,
+		Changes: a.Changes + b.Changes,
+	}
+}
+
 // Sub returns a - b.
 func (a Counts) Sub(b Counts) Counts {
 	return Counts{

@@ -89,10 +89,15 @@ func (c *Config) checkDriver() error {
 // goroutines.
 func (d *Drive) Workers(n int) []*Worker {
 	ws := make([]*Worker, n)
+	var lats []stats.Hist
+	if d.latency {
+		// Sparse: one goroutine per pipe, thousands of them.
+		lats = stats.NewSparseHists(n, latencyRange, workerReserve)
+	}
 	for k := range ws {
 		ws[k] = &Worker{d: d, route: newRouter(d.route, d.seed+uint64(k)*0x9e3779b97f4a7c15, d.pipes)}
 		if d.latency {
-			ws[k].lat = new(stats.Hist)
+			ws[k].lat = &lats[k]
 		}
 	}
 	d.ctr.workers.Store(&ws)

@@ -3,6 +3,8 @@ package pipebench
 import (
 	"sync/atomic"
 	"time"
+
+	"github.com/pipebench/pipebench/stats"
 )
 
 // LoopAllocs runs the reader's hot loop for calls readiness calls on be over
@@ -37,6 +39,7 @@ func NewLoopHarness(be Backend, rfds, wfds []int32, edge bool) *LoopHarness {
 	h.cw = &countingWait{Backend: be, stop: &h.stop}
 	h.rd = reader{be: h.cw, rfds: rfds, wfds: wfds, ready: make([]int32, len(rfds)), route: newRouter(RouteRandom, 1, len(rfds)),
 		self: true, edge: edge, credit: -1, timeout: -1, stop: &h.stop, ctr: &h.ctr}
+	h.rd.newHists(len(rfds))
 	return h
 }
 
@@ -49,3 +52,12 @@ func (h *LoopHarness) Loop(calls int) error {
 
 // Events is the events handled so far.
 func (h *LoopHarness) Events() uint64 { return h.ctr.events.Load() }
+
+// Calls is the readiness calls counted so far, Empty those that returned
+// nothing, Spurious the reads of ready pipes that found nothing.
+func (h *LoopHarness) Calls() uint64    { return h.ctr.calls.Load() }
+func (h *LoopHarness) Empty() uint64    { return h.ctr.empty.Load() }
+func (h *LoopHarness) Spurious() uint64 { return h.ctr.spurious.Load() }
+
+// PerCall is the reader's ready-per-call histogram.
+func (h *LoopHarness) PerCall() *stats.Hist { return &h.rd.perCall }

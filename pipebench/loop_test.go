@@ -56,6 +56,14 @@ func TestLoopAllocatesNothing(t *testing.T) {
 			if h.Events() < 1000 {
 				t.Errorf("only %d events in 6000 calls with %d tokens in flight", h.Events(), inFlight)
 			}
+			// Every call is recorded once: its ready count, 0 if empty.
+			pc := h.PerCall()
+			if pc.Count() != h.Calls() || pc.Zeros() != h.Empty() {
+				t.Errorf("ready/call histogram holds %d calls, %d empty; the counters %d, %d", pc.Count(), pc.Zeros(), h.Calls(), h.Empty())
+			}
+			if !f.Features.Has(pipebench.EdgeTriggered) && pc.Sum() != h.Events()+h.Spurious() {
+				t.Errorf("ready pipes over all calls %d, want events %d + spurious %d: one read per ready pipe", pc.Sum(), h.Events(), h.Spurious())
+			}
 		})
 	}
 }

@@ -29,7 +29,8 @@ type reader struct {
 	timeout time.Duration
 	stop    *atomic.Bool
 	ctr     *counters
-	// perCall gets the ready count of every readiness call.
+	// perCall gets the ready count of every readiness call, once (0 for
+	// an empty call); its range is 0..pipes (see newHists).
 	perCall stats.Hist
 	// latency mode: tokens are 8-byte write times (see stamp.go) and lat
 	// gets each token's write-to-read time in nanoseconds.
@@ -54,6 +55,16 @@ type reader struct {
 	cbuf       [8]byte
 }
 
+// newHists makes the reader's histograms for pipes pipes: ready pipes per
+// call, 0..pipes (Wait fills at most len(ready) = pipes entries), and
+// in latency mode write-to-read times, 0..latencyRange.
+func (r *reader) newHists(pipes int) {
+	r.perCall = stats.NewHist(uint64(pipes))
+	if r.latency {
+		r.lat = stats.NewHist(latencyRange)
+	}
+}
+
 // loop runs until stop is set or something fails.
 func (r *reader) loop() error {
 	r.syscalls = r.be.WaitSyscalls()
@@ -74,13 +85,14 @@ func (r *reader) loop() error {
 		}
 		var b batch
 		err = r.handle(n, &b)
-		// Published even when the call failed half-way, so that the tokens
-		// it read are counted.
+		// Published and recorded even when the call failed half-way, so
+		// that the tokens it read are counted and the histogram holds
+		// every call the counters do.
 		r.publish(&b)
+		r.perCall.Record(uint64(n))
 		if err != nil {
 			return err
 		}
-		r.perCall.Record(uint64(n))
 	}
 	return nil
 }

@@ -106,6 +106,10 @@ type Result struct {
 	Interrupted bool `json:"interrupted"`
 	// Totals count the whole measured window.
 	Totals Counts `json:"totals"`
+	// Tail counts the end of the window after the last full interval (the
+	// reader's last calls after the duration, or what an interrupt or a
+	// failure cut short): Intervals and Tail add up to Totals.
+	Tail   Counts `json:"tail"`
 	Tokens Tokens `json:"tokens"`
 	// WriterWrites, WriterReads and WriterWaits are the writer's system
 	// calls in the window (thread and process mode), made until it saw the
@@ -116,7 +120,8 @@ type Result struct {
 	WriterReads  uint64 `json:"writer_reads"`
 	WriterWaits  uint64 `json:"writer_waits"`
 	// PerCall is the distribution of ready descriptors per readiness call
-	// (0 for an empty call) over the whole window.
+	// (0 for an empty call) over the whole window: one value per call in
+	// Totals.Calls.
 	PerCall stats.Hist `json:"-"`
 	// Latency is the write-to-read time of every token received, in
 	// nanoseconds (latency mode only).

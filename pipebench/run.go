@@ -97,6 +97,9 @@ type run struct {
 
 	ctr  counters
 	stop atomic.Bool
+	// reported are the counts at the last interval boundary (Ctl counted
+	// from the window's start): what the intervals hold.
+	reported Counts
 
 	haltOnce sync.Once
 	halt     chan struct{} // closed when the run must end
@@ -391,6 +394,7 @@ func (r *run) measure() (*Result, error) {
 		latency: cfg.Latency, tokSize: cfg.tokenSize(), eventfd: cfg.Source == SourceEventfd, noun: cfg.Source.noun(),
 		churn: cfg.Churn, churnRoute: newRouter(RouteRandom, cfg.Seed^0xc4a2, cfg.Pipes),
 	}
+	rd.newHists(cfg.Pipes)
 	if cfg.Delay > 0 {
 		ts := unix.NsecToTimespec(cfg.Delay.Nanoseconds())
 		rd.delay = &ts
@@ -501,6 +505,7 @@ func (r *run) measure() (*Result, error) {
 	final := r.ctr.snapshot()
 	final.Ctl = r.ctlNow() - ctl0
 	r.res.Totals = final
+	r.res.Tail = final.Sub(r.reported)
 
 	// Wait for the writer's count, then drain what is left in the pipes.
 	switch r.plan.Writer {
@@ -616,6 +621,8 @@ func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes,
 		iv := newInterval(k, snap.Sub(prev), now.Sub(last), cpu.Sub(prevCPU))
 		iv.Late = now.Sub(t0.Add(time.Duration(k) * cfg.Interval))
 		prev, last, prevCPU = snap, now, cpu
+		r.reported = snap
+		r.reported.Ctl -= ctl0
 		r.res.Intervals = append(r.res.Intervals, iv)
 		if cfg.OnInterval != nil {
 			cfg.OnInterval(iv)

@@ -8,10 +8,16 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 )
 
-// Bench writes the Go benchmark format, one result line per interval after
-// warm-up, so that `benchstat old.txt new.txt` compares two invocations:
-// benchstat treats the intervals as samples of one benchmark named after
-// the configuration.
+// Bench writes the Go benchmark format, as `go test -bench -count N` does:
+// one result line per run, so that `benchstat old.txt new.txt` compares
+// runs, the independent samples of a configuration, and never treats one
+// run's consecutive intervals as independent. The line's iteration count
+// is the events of the run's intervals after warm-up; evts/sec is their
+// median (the summary's), ns/event 1e9 over it; tokens/sec is over the same
+// intervals and samples/call over the whole window, as in the summary. A
+// run left out of the summary across runs (failed, interrupted, no interval
+// after warm-up, no events) gets a comment line saying so instead, which
+// benchstat ignores.
 type Bench struct {
 	W      io.Writer
 	warmup int
@@ -25,16 +31,18 @@ func (b *Bench) printf(format string, a ...any) {
 	}
 }
 
-// Start writes the configuration lines benchstat reads as keys.
+// Start writes the configuration lines benchstat reads as keys, and the
+// rule the result lines follow.
 func (b *Bench) Start(d *Document) error {
 	b.warmup = d.Config.Warmup
 	e := d.Environment
 	b.printf("goos: linux\ngoarch: %s\npkg: github.com/pipebench/pipebench\ncpu: %s\n", e.Arch, e.CPUModel)
 	b.printf("kernel: %s\ngo: %s\n", e.Kernel, e.GoVersion)
+	b.printf("# one line per run: events and median evts/sec of its intervals after warm-up (-warmup %d)\n", b.warmup)
 	return b.err
 }
 
-// Setup remembers the run's setup for its lines.
+// Setup remembers the run's setup for its line.
 func (b *Bench) Setup(run int, s pipebench.Setup) error {
 	b.setup = s
 	return nil
@@ -45,21 +53,34 @@ func Name(s pipebench.Setup) string {
 	return fmt.Sprintf("BenchmarkPipes/backend=%s/pipes=%d/inflight=%d/writer=%s", s.Backend, s.Pipes, s.InFlight, s.Writer)
 }
 
-// Interval writes one result line; warm-up intervals and intervals without
-// an event are left out (benchstat needs positive iteration counts).
-func (b *Bench) Interval(run int, iv pipebench.Interval) error {
-	if iv.Index <= b.warmup || iv.Events == 0 {
-		return nil
+// Interval writes nothing: a run's line waits for its end.
+func (b *Bench) Interval(int, pipebench.Interval) error { return b.err }
+
+// RunDone writes the run's result line, or why it has none.
+func (b *Bench) RunDone(r *Run) error {
+	if r.LeftOut != "" {
+		b.printf("# run %d: no result line: %s\n", r.Index, r.LeftOut)
+		return b.err
 	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s\t%d\t%.1f ns/event\t%.0f evts/sec\t%.0f tokens/sec", Name(b.setup), iv.Events,
-		iv.Seconds*1e9/float64(iv.Events), iv.EventsPerSec, iv.TokensPerSec)
-	if !b.setup.NoWaitCall {
-		fmt.Fprintf(&sb, "\t%.4g samples/call", iv.SamplesPerCall)
-	}
-	b.printf("%s\n", sb.String())
+	b.printf("%s\n", BenchLine(r))
 	return b.err
 }
 
-func (b *Bench) RunDone(*Run) error     { return b.err }
+// BenchLine is the result line of a run that is not left out.
+func BenchLine(r *Run) string {
+	s := r.Summary
+	var events uint64
+	for _, iv := range r.Intervals[s.Warmup:] {
+		events += iv.Events
+	}
+	median := s.EventsPerSec.Median
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s\t%d\t%.1f ns/event\t%.0f evts/sec\t%.0f tokens/sec", Name(r.Setup), events,
+		1e9/median, median, s.TokensPerSec)
+	if s.Applies {
+		fmt.Fprintf(&sb, "\t%.4g samples/call", s.SamplesPerCall)
+	}
+	return sb.String()
+}
+
 func (b *Bench) Finish(*Document) error { return b.err }

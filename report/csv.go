@@ -10,16 +10,19 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 )
 
-// CSV writes one row per interval, as the intervals come.
+// CSV writes one row per interval, as the intervals come. The warmup
+// column is 1 on the leading intervals that every summary leaves out
+// (-warmup), 0 on the others.
 type CSV struct {
-	w     *csv.Writer
-	setup pipebench.Setup
-	env   []string // the machine's columns, the same on every row
+	w      *csv.Writer
+	setup  pipebench.Setup
+	warmup int
+	env    []string // the machine's columns, the same on every row
 }
 
 // CSVHeader names the columns.
 var CSVHeader = []string{
-	"run", "interval", "backend", "pipes", "in_flight", "writer", "seconds",
+	"run", "interval", "warmup", "backend", "pipes", "in_flight", "writer", "seconds",
 	"events", "tokens", "calls", "empty_calls", "reads", "writes", "ctl_calls", "spurious", "wait_syscalls",
 	"evts_per_sec", "tokens_per_sec", "samples_per_call",
 	"reader_cpu_ns", "writer_thread_cpu_ns", "rest_cpu_ns", "process_cpu_ns", "writer_process_cpu_ns",
@@ -40,6 +43,7 @@ func (c *CSV) flush() error {
 // Start writes the header. Every row carries the machine, so that a row
 // read alone still says where it was measured.
 func (c *CSV) Start(d *Document) error {
+	c.warmup = d.Config.Warmup
 	e := d.Environment
 	c.env = []string{e.Kernel, e.CPUModel, strconv.Itoa(e.Cores), e.GoVersion, strconv.Itoa(e.GOMAXPROCS), e.ClockSource, e.MitigationSummary()}
 	c.w.Write(CSVHeader)
@@ -60,8 +64,12 @@ func (c *CSV) Interval(run int, iv pipebench.Interval) error {
 	if c.setup.NoWaitCall {
 		spc = ""
 	}
+	warmup := "0"
+	if iv.Index <= c.warmup {
+		warmup = "1"
+	}
 	row := []string{
-		strconv.Itoa(run), strconv.Itoa(iv.Index), c.setup.Backend, strconv.Itoa(c.setup.Pipes),
+		strconv.Itoa(run), strconv.Itoa(iv.Index), warmup, c.setup.Backend, strconv.Itoa(c.setup.Pipes),
 		strconv.Itoa(c.setup.InFlight), c.setup.Writer.String(), f(iv.Seconds),
 		u(iv.Events), u(iv.Tokens), u(iv.Calls), u(iv.EmptyCalls), u(iv.Reads), u(iv.Writes), u(iv.Ctl), u(iv.Spurious), u(iv.WaitSyscalls),
 		f(iv.EventsPerSec), f(iv.TokensPerSec), spc,

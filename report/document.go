@@ -50,6 +50,9 @@ type Run struct {
 	*pipebench.Result
 	Summary Summary `json:"summary"`
 	Error   string  `json:"error,omitempty"`
+	// LeftOut says why the run is not one of the samples summarised across
+	// runs (and has no line in the bench format); empty when it is one.
+	LeftOut string `json:"left_out,omitempty"`
 }
 
 // AddRun appends a finished run (res may be partial when err is set) and
@@ -62,15 +65,8 @@ func (d *Document) AddRun(res *pipebench.Result, err error) *Run {
 	if err != nil {
 		r.Error = err.Error()
 	}
+	r.LeftOut = leftOut(&r, d.Config.Duration)
 	d.Runs = append(d.Runs, r)
-	sums := make([]Summary, 0, len(d.Runs))
-	for _, x := range d.Runs {
-		// A run cut short by an interrupt is reported, but it is not a
-		// sample of the configuration among full runs.
-		if x.Result != nil && !(x.Interrupted && len(d.Runs) > 1) {
-			sums = append(sums, x.Summary)
-		}
-	}
-	d.Summary = SummarizeRuns(sums)
+	d.Summary = SummarizeRuns(d.Runs)
 	return &d.Runs[len(d.Runs)-1]
 }

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/pipebench/pipebench/internal/golden"
 	"math"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/pipebench/pipebench/envinfo"
+	"github.com/pipebench/pipebench/internal/golden"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats"
 )
@@ -41,6 +41,7 @@ func fixture() *pipebench.Result {
 	res.Tokens = pipebench.Tokens{Sent: tot.Tokens + 7, Received: tot.Tokens, Drained: 7}
 	res.WriterWrites = tot.Tokens + 7
 	res.WriterReads, res.WriterWaits = tot.Events/10, tot.Events/20
+	res.PerCall = stats.NewHist(uint64(res.Setup.Pipes))
 	for range tot.Calls - tot.EmptyCalls {
 		res.PerCall.Record(5)
 	}
@@ -128,18 +129,30 @@ func TestSummarizeHandComputed(t *testing.T) {
 	}
 }
 
-func TestSummarizeKeepsWarmupWhenAsked(t *testing.T) {
-	if s := Summarize(fixture(), 0); s.EventsPerSec.N != 4 || s.EventsPerSec.Median != 105000 {
-		t.Errorf("-warmup 0: %+v", s.EventsPerSec)
+func TestSummarizeWarmupRule(t *testing.T) {
+	if s := Summarize(fixture(), 0); s.EventsPerSec.N != 4 || s.EventsPerSec.Median != 105000 || s.Warmup != 0 {
+		t.Errorf("-warmup 0 keeps every interval: %+v", s.EventsPerSec)
 	}
-	if s := Summarize(fixture(), 10); s.EventsPerSec.N != 4 || s.Warmup != 0 {
-		t.Errorf("warm-up longer than the run must keep every interval: %+v", s)
+	// A run that ended with no more intervals than the warm-up has nothing
+	// after it: the warm-up is not kept, and the summary says so.
+	for _, warmup := range []int{4, 10} {
+		s := Summarize(fixture(), warmup)
+		if s.EventsPerSec.N != 0 || s.Warmup != warmup || s.TokensPerSec != 0 {
+			t.Errorf("-warmup %d over 4 intervals: %+v, tokens/sec %v", warmup, s.EventsPerSec, s.TokensPerSec)
+		}
+		if len(s.Warnings) == 0 || !strings.Contains(s.Warnings[0], "no interval after warm-up: the run ended after 4 intervals") {
+			t.Errorf("-warmup %d over 4 intervals: warnings %q", warmup, s.Warnings)
+		}
 	}
 }
 
 func TestSummarizeRuns(t *testing.T) {
-	a := SummarizeRuns([]Summary{{EventsPerSec: stats.Summary{N: 3, Median: 100}}, {EventsPerSec: stats.Summary{N: 3, Median: 200}}, {}})
-	if a.Runs != 3 || a.EventsPerSec.N != 2 || a.EventsPerSec.Median != 150 {
+	a := SummarizeRuns([]Run{
+		{Summary: Summary{EventsPerSec: stats.Summary{N: 3, Median: 100}}},
+		{Summary: Summary{EventsPerSec: stats.Summary{N: 3, Median: 200}}},
+		{Summary: Summary{EventsPerSec: stats.Summary{N: 2, Median: 1000}}, LeftOut: "failed"},
+	})
+	if a.Runs != 3 || a.Summarized != 2 || a.LeftOut != 1 || a.EventsPerSec.N != 2 || a.EventsPerSec.Median != 150 {
 		t.Errorf("across runs %+v", a)
 	}
 }
@@ -222,8 +235,8 @@ func TestBenchFormatParses(t *testing.T) {
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if n != 3 {
-		t.Errorf("%d results, want one per interval after warm-up (3)", n)
+	if n != 1 {
+		t.Errorf("%d results, want one per run (1)", n)
 	}
 }
 

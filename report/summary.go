@@ -13,6 +13,12 @@ import (
 const NoisyCV = 0.05
 
 // Summary is what a run comes to, computed from its result alone.
+//
+// The warm-up rule, the same in every format: the first Warmup intervals
+// are left out of the evts/sec and tokens/sec figures, always; a run that
+// ended with Warmup intervals or fewer has none to summarise (N = 0, and a
+// warning says so). The ratios, the distributions and the costs are over the
+// whole window (Totals, PerCall, Latency, CPU usage), warm-up included.
 type Summary struct {
 	// EventsPerSec summarises evts/sec over the intervals after warm-up.
 	EventsPerSec stats.Summary `json:"evts_per_sec"`
@@ -48,8 +54,10 @@ type Summary struct {
 	Warnings []string `json:"warnings,omitempty"`
 }
 
-// PerCall describes ready descriptors per readiness call. Quantiles are
-// bucket upper bounds of stats.Hist (within 12.5%, exact up to 15).
+// PerCall describes ready descriptors per readiness call, from the run's
+// histogram: Calls values, Empty of them 0. Mean and Max are exact; the
+// quantiles are the histogram's (stats.Hist: exact below 2048, else less
+// than 0.1% high) rounded to its stats.HistDigits significant digits.
 type PerCall struct {
 	Calls uint64  `json:"calls"`
 	Empty uint64  `json:"empty"`
@@ -60,7 +68,8 @@ type PerCall struct {
 	Max   uint64  `json:"max"`
 }
 
-// Latency describes token write-to-read times in nanoseconds.
+// Latency describes token write-to-read times in nanoseconds: quantiles
+// rounded to stats.HistDigits significant digits, as PerCall's; Max exact.
 type Latency struct {
 	Tokens uint64  `json:"tokens"`
 	P50    float64 `json:"p50_ns"`
@@ -89,14 +98,10 @@ type Cost struct {
 	InvoluntaryPerEvent float64 `json:"involuntary_ctxsw_per_event"`
 }
 
-// Summarize computes the summary of res. warmup leading intervals are left
-// out of the evts/sec figures when more intervals than that remain.
+// Summarize computes the summary of res, leaving the first warmup
+// intervals out of the evts/sec and tokens/sec figures.
 func Summarize(res *pipebench.Result, warmup int) Summary {
-	ivs := res.Intervals
-	if len(ivs) <= warmup {
-		warmup = 0
-	}
-	ivs = ivs[warmup:]
+	ivs := res.Intervals[min(warmup, len(res.Intervals)):]
 	xs := make([]float64, len(ivs))
 	var toks uint64
 	var secs float64
@@ -117,7 +122,8 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 		s.SamplesPerCall = float64(t.Events) / float64(t.Calls-t.EmptyCalls)
 	}
 	h := &res.PerCall
-	s.PerCall = PerCall{Calls: h.Count(), Empty: t.EmptyCalls, Mean: h.Mean(), P50: h.Quantile(0.5), P90: h.Quantile(0.9), P99: h.Quantile(0.99), Max: h.Max()}
+	s.PerCall = PerCall{Calls: h.Count(), Empty: h.Zeros(), Mean: h.Mean(),
+		P50: quantile(h, 0.5), P90: quantile(h, 0.9), P99: quantile(h, 0.99), Max: h.Max()}
 	s.CallsPerEvent = stats.PerEvent(t.Calls, t.Events)
 	s.WaitSyscallsPerEvent = stats.PerEvent(t.WaitSyscalls, t.Events)
 	s.ReadsPerEvent = stats.PerEvent(t.Reads+res.WriterReads, t.Events)
@@ -126,11 +132,16 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	s.WriterWaitsPerEvent = stats.PerEvent(res.WriterWaits, t.Events)
 	s.Costs = costs(res)
 	if l := &res.Latency; l.Count() > 0 {
-		s.Latency = &Latency{Tokens: l.Count(), P50: l.Quantile(0.5), P90: l.Quantile(0.9), P99: l.Quantile(0.99), P999: l.Quantile(0.999), Max: l.Max()}
+		s.Latency = &Latency{Tokens: l.Count(), P50: quantile(l, 0.5), P90: quantile(l, 0.9), P99: quantile(l, 0.99),
+			P999: quantile(l, 0.999), Max: l.Max()}
 	}
-	s.Warnings = s.EventsPerSec.Warnings()
-	if len(res.Intervals) == 0 {
+	switch n := len(res.Intervals); {
+	case n == 0:
 		s.Warnings = append(s.Warnings, "no full interval: the run ended before the first interval")
+	case len(ivs) == 0:
+		s.Warnings = append(s.Warnings, fmt.Sprintf("no interval after warm-up: the run ended after %s, all warm-up (-warmup %d)", plural(n, "interval"), warmup))
+	default:
+		s.Warnings = s.EventsPerSec.Warnings("interval")
 	}
 	if t.Spurious > 0 {
 		s.Warnings = append(s.Warnings, "the backend reported pipes ready that had nothing to read")
@@ -139,7 +150,32 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	if w := lateWarning(res); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
+	if c := h.Clamped(); c > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("ready/call: %s above %d ready, counted as %d", plural(int(c), "call"), h.Highest(), h.Highest()))
+	}
+	if l := &res.Latency; l.Count() > 0 {
+		if c := l.Clamped(); c > 0 {
+			top := time.Duration(l.Highest())
+			s.Warnings = append(s.Warnings, fmt.Sprintf("latency: %s waited longer than %v, counted as %v in the quantiles", plural(int(c), "token"), top, top))
+		}
+		if z := l.Zeros(); z > 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("latency: %s read at or before the time stamped on them, counted as 0ns", plural(int(z), "token")))
+		}
+	}
 	return s
+}
+
+// quantile is h's q-quantile to the digits h holds.
+func quantile(h *stats.Hist, q float64) float64 {
+	return stats.RoundSig(h.Quantile(q), stats.HistDigits)
+}
+
+// plural says n things: "1 interval", "2 intervals".
+func plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 func costs(res *pipebench.Result) []Cost {
@@ -247,24 +283,48 @@ func lateWarning(res *pipebench.Result) string {
 }
 
 // Across summarises several runs of one configuration (-count): the
-// evts/sec medians of the runs, as a sample of their own.
+// evts/sec medians of the runs that count, as a sample of their own. A run
+// counts unless it is left out (Run.LeftOut): it failed, was interrupted
+// before its duration, had no interval after warm-up, or no events.
 type Across struct {
+	// Runs were made; Summarized of them count; LeftOut did not.
 	Runs         int           `json:"runs"`
+	Summarized   int           `json:"runs_summarized"`
+	LeftOut      int           `json:"runs_left_out"`
 	EventsPerSec stats.Summary `json:"evts_per_sec_of_run_medians"`
 	Warnings     []string      `json:"warnings,omitempty"`
 }
 
-// SummarizeRuns combines per-run summaries.
-func SummarizeRuns(runs []Summary) Across {
+// SummarizeRuns summarises the runs that are not left out.
+func SummarizeRuns(runs []Run) Across {
 	xs := make([]float64, 0, len(runs))
 	for _, r := range runs {
-		if r.EventsPerSec.N > 0 {
-			xs = append(xs, r.EventsPerSec.Median)
+		if r.LeftOut == "" {
+			xs = append(xs, r.Summary.EventsPerSec.Median)
 		}
 	}
-	a := Across{Runs: len(runs), EventsPerSec: stats.Summarize(xs, NoisyCV)}
+	a := Across{Runs: len(runs), Summarized: len(xs), LeftOut: len(runs) - len(xs), EventsPerSec: stats.Summarize(xs, NoisyCV)}
 	if len(runs) > 1 {
-		a.Warnings = a.EventsPerSec.Warnings()
+		a.Warnings = a.EventsPerSec.Warnings("run")
 	}
 	return a
+}
+
+// leftOut says why run r is not a sample of its configuration, "" when it
+// is one. duration is the run's configured duration (0: until interrupted,
+// when an interrupt is the normal end).
+func leftOut(r *Run, duration time.Duration) string {
+	switch {
+	case r.Error != "" || r.Result == nil:
+		return "failed"
+	case r.Interrupted && duration > 0:
+		return "interrupted"
+	case len(r.Intervals) == 0:
+		return "no full interval"
+	case r.Summary.EventsPerSec.N == 0:
+		return "no interval after warm-up"
+	case r.Summary.EventsPerSec.Median <= 0:
+		return "no events"
+	}
+	return ""
 }

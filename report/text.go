@@ -9,6 +9,7 @@ import (
 
 	"github.com/pipebench/pipebench/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats"
 )
 
 // Text writes the output everyone knows: a setup line, one line per interval
@@ -110,21 +111,27 @@ func (t *Text) RunDone(r *Run) error {
 		inflight = "unbounded"
 	}
 	t.printf("--- %s, %d %s, %s tokens in flight, writer %s%s, %s", st.Backend, st.Pipes, channelNoun(st.Source), inflight, st.Writer, settings(st), window(res))
-	if e := s.EventsPerSec; e.N > 0 {
+	switch e, n := s.EventsPerSec, len(res.Intervals); {
+	case e.N > 1:
 		t.printf("evts/sec       median %.0f  mean %.0f  sd %.0f  min %.0f  max %.0f", e.Median, e.Mean, e.StdDev, e.Min, e.Max)
-		if e.N > 1 {
-			t.printf("               95%% CI of mean %.0f..%.0f  cv %.1f%%  (%d intervals, %d warm-up left out)", e.CILow, e.CIHigh, e.CV*100, e.N, s.Warmup)
-		} else {
-			t.printf("               95%% CI of mean n/a, cv n/a  (one interval, %d warm-up left out)", s.Warmup)
-		}
-	} else {
+		t.printf("               95%% CI of mean (within this run) %.0f..%.0f  cv %.1f%%  (%d intervals, %d warm-up left out)", e.CILow, e.CIHigh, e.CV*100, e.N, s.Warmup)
+	case e.N == 1:
+		t.printf("evts/sec       median %.0f  mean %.0f  sd %.0f  min %.0f  max %.0f", e.Median, e.Mean, e.StdDev, e.Min, e.Max)
+		t.printf("               95%% CI of mean n/a, cv n/a  (one interval, %d warm-up left out)", s.Warmup)
+	case n == 0:
 		t.printf("evts/sec       no full interval")
+	default:
+		t.printf("evts/sec       none after warm-up: the run ended after %s (-warmup %d)", plural(n, "interval"), s.Warmup)
 	}
-	t.printf("tokens/sec     %.0f", s.TokensPerSec)
+	if s.EventsPerSec.N > 0 {
+		t.printf("tokens/sec     %.0f", s.TokensPerSec)
+	} else {
+		t.printf("tokens/sec     n/a")
+	}
 	if s.Applies {
 		pc := s.PerCall
 		t.printf("samples/call   %s  (%d readiness calls, %d empty)", g6(s.SamplesPerCall), pc.Calls, pc.Empty)
-		t.printf("ready/call     mean %s  p50 %s  p90 %s  p99 %s  max %d", g4(pc.Mean), g4(pc.P50), g4(pc.P90), g4(pc.P99), pc.Max)
+		t.printf("ready/call     mean %s  p50 %s  p90 %s  p99 %s  max %d", g4(pc.Mean), sig(pc.P50), sig(pc.P90), sig(pc.P99), pc.Max)
 	} else {
 		t.printf("samples/call   n/a  (no readiness call)")
 	}
@@ -158,9 +165,7 @@ func (t *Text) RunDone(r *Run) error {
 // Finish prints the summary across runs and the machine.
 func (t *Text) Finish(d *Document) error {
 	if len(d.Runs) > 1 {
-		a := d.Summary.EventsPerSec
-		t.printf("=== %d runs: median evts/sec of run medians %.0f  mean %.0f  95%% CI %.0f..%.0f  cv %.1f%%",
-			d.Summary.Runs, a.Median, a.Mean, a.CILow, a.CIHigh, a.CV*100)
+		t.printf("%s", AcrossLine(d))
 		for _, w := range d.Summary.Warnings {
 			t.printf("warning: across runs: %s", w)
 		}
@@ -174,6 +179,31 @@ func (t *Text) Finish(d *Document) error {
 	}
 	t.printf("machine        %s", MachineLine(d.Environment, lent))
 	return t.err
+}
+
+// AcrossLine formats the summary across runs, saying which runs it leaves
+// out and why: "=== 3 runs, 1 left out (run 3: interrupted): ...".
+func AcrossLine(d *Document) string {
+	sum := d.Summary
+	var out []string
+	for _, r := range d.Runs {
+		if r.LeftOut != "" {
+			out = append(out, fmt.Sprintf("run %d: %s", r.Index, r.LeftOut))
+		}
+	}
+	head := fmt.Sprintf("=== %d runs, none left out", sum.Runs)
+	if len(out) > 0 {
+		head = fmt.Sprintf("=== %d runs, %d left out (%s)", sum.Runs, sum.LeftOut, strings.Join(out, ", "))
+	}
+	a := sum.EventsPerSec
+	switch a.N {
+	case 0:
+		return head + ": no run to summarise"
+	case 1:
+		return fmt.Sprintf("%s: median evts/sec of the one run summarised %.0f", head, a.Median)
+	}
+	return fmt.Sprintf("%s: median evts/sec of %d run medians %.0f  mean %.0f  95%% CI %.0f..%.0f  cv %.1f%%",
+		head, a.N, a.Median, a.Mean, a.CILow, a.CIHigh, a.CV*100)
 }
 
 // MachineLine condenses the environment to one line. lent is how many Ps
@@ -198,18 +228,25 @@ func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
 func g4(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
+// sig prints a histogram quantile, already rounded to the digits the
+// histogram holds (stats.HistDigits), without an exponent: 3, 1230.
+func sig(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
 // Nanos prints nanoseconds as a duration with three significant digits:
-// 953µs, 1.02ms.
+// 953µs, 1.02ms; 999.6µs is 1ms.
 func Nanos(x float64) string {
+	x = stats.RoundSig(x, 3)
 	switch a := max(x, -x); {
 	case a < 1e3:
 		return fmt.Sprintf("%.0fns", x)
-	case x < 1e6:
+	case a < 1e6:
 		return fmt.Sprintf("%.3gµs", x/1e3)
-	case x < 1e9:
+	case a < 1e9:
 		return fmt.Sprintf("%.3gms", x/1e6)
+	case a < 1e12:
+		return fmt.Sprintf("%.3gs", x/1e9)
 	}
-	return fmt.Sprintf("%.3gs", x/1e9)
+	return fmt.Sprintf("%.0fs", x/1e9)
 }
 
 // optNanos prints Nanos, or "-" for a figure that is not given.

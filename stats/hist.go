@@ -2,57 +2,86 @@ package stats
 
 import (
 	"math"
-	"math/bits"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Bucket layout (log-linear, as HdrHistogram): values below 2*subCount each
-// have a bucket of their own; above that, every power of two [2^e, 2^(e+1))
-// is split into subCount equal buckets of width 2^(e-subBits). A bucket's
-// width is then at most 1/subCount of its lower bound, which bounds the
-// relative error of any value reported for it.
+// A Hist's buckets are HdrHistogram's with three significant decimal
+// digits: every value below HistExact has a bucket of its own; above that,
+// each power of two [2^k, 2^(k+1)) is split into 1024 equal buckets, so a
+// bucket is narrower than HistRelErr of its lower bound.
 const (
-	subBits  = 3
-	subCount = 1 << subBits // buckets per power of two
+	// HistDigits is the precision of a Hist in significant decimal digits:
+	// quantiles are worth printing to this many digits and no more.
+	HistDigits = 3
 
-	// HistBuckets is the number of buckets; they cover all of uint64.
-	HistBuckets = (64 - subBits + 1) << subBits
+	// HistExact is the smallest value that shares its bucket: values below
+	// it are held exactly.
+	HistExact = 2048
 
 	// HistRelErr bounds the relative error of Hist.Quantile: for the exact
-	// quantile x, x <= Quantile(q) < x*(1+HistRelErr). Values below 16 are
-	// exact.
-	HistRelErr = 1.0 / subCount
+	// quantile x, x <= Quantile(q) < x*(1+HistRelErr), and Quantile(q) = x
+	// for x below HistExact.
+	HistRelErr = 1.0 / 1024
 )
 
 // Hist is a histogram of uint64 values (ready descriptors per readiness
-// call, write-to-read latency in nanoseconds) in fixed log-linear buckets
-// covering 0 to 2^64-1: values 0..15 exactly, larger values in 8 buckets per
-// power of two, so that quantiles carry a relative error below HistRelErr
-// (12.5%). It also keeps the exact count, sum, minimum and maximum.
+// call, write-to-read latency in nanoseconds): an HdrHistogram with
+// HistDigits significant digits over 0..Highest, plus the exact count, sum,
+// minimum, maximum and number of zeros. A value above Highest is recorded
+// in the top bucket, as Highest, and counted in Clamped: never dropped.
 //
-// The zero value is an empty histogram ready to use. A Hist is plain data
-// (about 4 KiB): Record allocates nothing and takes no lock, so a Hist is not
-// safe for concurrent use; its owner records into it and hands out copies.
+// Make one with NewHist (dense buckets: a fixed array of about 8 KiB per
+// power of two of the range, for a hot loop) or NewSparseHists (buckets
+// allocated as values arrive, for the many small histograms of a Driver's
+// goroutines). The zero value is an empty histogram that can be read and
+// merged from, not recorded or merged into. A copy of a Hist shares its
+// buckets: hand a Hist over, do not record into two copies. Record takes no
+// lock, so a Hist is not safe for concurrent use.
 type Hist struct {
-	count    uint64
-	sum      uint64
-	min, max uint64
-	buckets  [HistBuckets]uint64
+	dense   *hdr.Histogram
+	sparse  *hdr.PackedHistogram
+	highest uint64
+
+	count, sum, min, max uint64
+	zeros, clamped       uint64
 }
 
-// bucketOf returns the index of the bucket holding v.
-func bucketOf(v uint64) int {
-	// s is the bucket width's log2: 0 for v < 2*subCount, else the bit
-	// length of v minus subBits+1, which leaves v>>s in [subCount, 2*subCount).
-	s := bits.Len64(v|subCount) - subBits - 1
-	return s<<subBits + int(v>>uint(s))
+// NewHist returns an empty histogram of values 0..highest with dense
+// buckets: Record allocates nothing.
+func NewHist(highest uint64) Hist {
+	highest = clampHighest(highest)
+	return Hist{dense: hdr.New(1, int64(highest), HistDigits), highest: highest}
 }
 
-// bucketBounds returns the smallest and largest value of bucket i, inclusive.
-func bucketBounds(i int) (lo, hi uint64) {
-	s := max(i>>subBits-1, 0)
-	m := uint64(i - s<<subBits)
-	// For the last bucket (m+1)<<s wraps to 0 and hi to 2^64-1, as it should.
-	return m << uint(s), (m+1)<<uint(s) - 1
+// NewSparseHists returns n empty histograms of values 0..highest whose
+// buckets take memory only as values arrive in them: for the many
+// histograms of a Driver's goroutines. Each has room for reserve distinct
+// buckets (values closer than HistRelErr share one; below HistExact, one
+// each) from the start, so that Record allocates nothing until more than
+// reserve have been recorded, and then only when their number doubles.
+func NewSparseHists(n int, highest uint64, reserve int) []Hist {
+	highest = clampHighest(highest)
+	reserve = min(max(reserve, 1), HistExact, int(min(highest, math.MaxInt32))+1)
+	// A template with reserve buckets and counts 4 bytes wide: Clone copies
+	// it in 4 allocations, and Reset keeps the room and the width.
+	tmpl := hdr.NewPacked(1, int64(highest), HistDigits)
+	for v := range reserve {
+		tmpl.RecordValue(int64(v))
+	}
+	tmpl.RecordValues(0, 1<<16)
+	hs := make([]Hist, n)
+	for i := range hs {
+		p := tmpl.Clone()
+		p.Reset()
+		hs[i] = Hist{sparse: p, highest: highest}
+	}
+	return hs
+}
+
+// clampHighest keeps a range within what HdrHistogram's int64 values hold.
+func clampHighest(highest uint64) uint64 {
+	return min(max(highest, 1), math.MaxInt64/2)
 }
 
 // Record adds v to the histogram.
@@ -63,10 +92,24 @@ func (h *Hist) Record(v uint64) {
 	h.max = max(h.max, v)
 	h.count++
 	h.sum += v
-	h.buckets[bucketOf(v)]++
+	if v == 0 {
+		h.zeros++
+	}
+	if v > h.highest {
+		v = h.highest
+		h.clamped++
+	}
+	// Cannot fail: v is in range and the count far from 2^63.
+	if h.dense != nil {
+		h.dense.RecordValue(int64(v))
+	} else {
+		h.sparse.RecordValue(int64(v))
+	}
 }
 
-// Merge adds the values recorded in o to h.
+// Merge adds the values recorded in o to h. Values of o above h's range are
+// counted at h's top and in Clamped, as Record does. h must have been made by
+// NewHist or NewSparseHist.
 func (h *Hist) Merge(o *Hist) {
 	if o.count == 0 {
 		return
@@ -77,40 +120,27 @@ func (h *Hist) Merge(o *Hist) {
 	h.max = max(h.max, o.max)
 	h.count += o.count
 	h.sum += o.sum
-	for i, c := range o.buckets {
-		h.buckets[i] += c
+	h.zeros += o.zeros
+	h.clamped += o.clamped
+	var dropped int64
+	switch {
+	case h.dense != nil && o.dense != nil:
+		dropped = h.dense.Merge(o.dense)
+	case h.dense != nil:
+		dropped = o.sparse.MergeInto(h.dense)
+	case o.dense != nil:
+		dropped = h.sparse.MergeFrom(o.dense)
+	default:
+		dropped = h.sparse.Merge(o.sparse)
 	}
-}
-
-// Sub returns the values recorded in h since it was in state prev: the
-// per-interval delta of a cumulative histogram. Count, Sum and the buckets
-// are exact; Min and Max of the delta are not known exactly and are bounded
-// instead by the delta's outermost buckets (clipped to h's Min and Max), so
-// Min is at most, and Max at least, the true value, within HistRelErr.
-// If prev is not an earlier state of h, buckets are clamped at zero and the
-// result means nothing.
-func (h *Hist) Sub(prev *Hist) Hist {
-	var d Hist
-	first, last := -1, -1
-	for i, c := range h.buckets {
-		if p := prev.buckets[i]; c > p {
-			d.buckets[i] = c - p
-			d.count += c - p
-			if first < 0 {
-				first = i
-			}
-			last = i
+	if dropped > 0 {
+		if h.dense != nil {
+			h.dense.RecordValues(int64(h.highest), dropped)
+		} else {
+			h.sparse.RecordValues(int64(h.highest), dropped)
 		}
+		h.clamped += uint64(dropped)
 	}
-	if d.count == 0 {
-		return Hist{}
-	}
-	d.sum = h.sum - prev.sum
-	lo, _ := bucketBounds(first)
-	_, hi := bucketBounds(last)
-	d.min = max(lo, h.min)
-	d.max = min(hi, h.max)
-	return d
 }
 
 // Count returns the number of values recorded.
@@ -126,6 +156,16 @@ func (h *Hist) Min() uint64 { return h.min }
 // Max returns the largest value recorded, 0 if none.
 func (h *Hist) Max() uint64 { return h.max }
 
+// Zeros returns how many of the values recorded were 0.
+func (h *Hist) Zeros() uint64 { return h.zeros }
+
+// Highest returns the top of the histogram's range.
+func (h *Hist) Highest() uint64 { return h.highest }
+
+// Clamped returns how many values above Highest were recorded as Highest.
+// Count, Sum, Min and Max hold them exactly.
+func (h *Hist) Clamped() uint64 { return h.clamped }
+
 // Mean returns Sum / Count, 0 if no value was recorded.
 func (h *Hist) Mean() float64 {
 	if h.count == 0 {
@@ -137,14 +177,11 @@ func (h *Hist) Mean() float64 {
 // Quantile returns the q-quantile (0 <= q <= 1, clamped otherwise) of the
 // values recorded, 0 if none. The exact q-quantile x is the smallest recorded
 // value with at least q*Count values at or below it (the rank ceil(q*Count),
-// at least 1; gonum's stat.Empirical). Quantile returns the inclusive upper
-// bound of x's bucket, clipped to [Min, Max]: never below x, and below
-// x*(1+HistRelErr). So Quantile(1) is Max, and values below 16 are exact.
+// at least 1; gonum's stat.Empirical). Quantile returns the largest value of
+// x's bucket, clipped to [Min, Max]: never below x, below x*(1+HistRelErr),
+// and x itself below HistExact. Quantile(1) is Max. A quantile among values
+// above Highest (see Clamped) reads as Highest.
 func (h *Hist) Quantile(q float64) float64 {
-	return float64(h.quantile(q))
-}
-
-func (h *Hist) quantile(q float64) uint64 {
 	if h.count == 0 {
 		return 0
 	}
@@ -153,14 +190,33 @@ func (h *Hist) quantile(q float64) uint64 {
 	}
 	q = min(q, 1)
 	rank := max(uint64(math.Ceil(q*float64(h.count))), 1)
-	rank = min(rank, h.count)
-	var seen uint64
-	for i, c := range h.buckets {
-		seen += c
-		if seen >= rank {
-			_, hi := bucketBounds(i)
-			return max(min(hi, h.max), h.min)
-		}
+	if rank >= h.count {
+		return float64(h.max)
 	}
-	return h.max // unreachable while the buckets add up to count
+	// HdrHistogram takes a percentile p and ranks it floor(p/100*count + 0.5):
+	// asking for rank-0.25 lands on rank however the division rounds.
+	p := 100 * (float64(rank) - 0.25) / float64(h.count)
+	var v int64
+	if h.dense != nil {
+		v = h.dense.ValueAtPercentile(p)
+	} else {
+		v = h.sparse.ValueAtPercentile(p)
+	}
+	return float64(max(min(uint64(v), h.max), h.min))
+}
+
+// RoundSig rounds x to digits significant decimal digits: how a quantile of
+// a Hist is worth printing (digits = HistDigits).
+func RoundSig(x float64, digits int) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) || digits < 1 {
+		return x
+	}
+	// Scale by a power of ten that is an exact integer either way.
+	e := digits - int(math.Ceil(math.Log10(math.Abs(x))))
+	if e >= 0 {
+		p := math.Pow10(e)
+		return math.Round(x*p) / p
+	}
+	p := math.Pow10(-e)
+	return math.Round(x/p) * p
 }

@@ -10,8 +10,20 @@ import (
 	"gonum.org/v1/gonum/stat"
 )
 
+// wide is the range of the histograms of these tests: all values they
+// record fit, but for the clamping tests.
+const wide = 1 << 50
+
 func record(vs []uint64) *Hist {
-	var h Hist
+	h := NewHist(wide)
+	for _, v := range vs {
+		h.Record(v)
+	}
+	return &h
+}
+
+func recordSparse(vs []uint64) *Hist {
+	h := NewSparseHists(1, wide, 64)[0]
 	for _, v := range vs {
 		h.Record(v)
 	}
@@ -31,75 +43,36 @@ func exactQuantile(q float64, vs []uint64) float64 {
 
 var quantiles = []float64{0, 0.001, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 1}
 
-func TestBucketOf(t *testing.T) {
-	for _, tc := range []struct {
-		v      uint64
-		lo, hi uint64
-	}{
-		{0, 0, 0},
-		{1, 1, 1},
-		{15, 15, 15},
-		{16, 16, 17},
-		{17, 16, 17},
-		{18, 18, 19},
-		{31, 30, 31},
-		{32, 32, 35},
-		{1023, 960, 1023},
-		{1024, 1024, 1151},
-		{65536, 65536, 73727},
-		{1 << 40, 1 << 40, 1<<40 + 1<<37 - 1},
-		{math.MaxUint64, 15 << 60, math.MaxUint64},
-	} {
-		lo, hi := bucketBounds(bucketOf(tc.v))
-		if lo != tc.lo || hi != tc.hi {
-			t.Errorf("bucket of %d = [%d, %d], want [%d, %d]", tc.v, lo, hi, tc.lo, tc.hi)
-		}
+// withinResolution reports whether got is what Quantile may return for the
+// exact quantile x: x itself below HistExact, else in [x, x(1+HistRelErr)).
+func withinResolution(got, x float64) bool {
+	if x < HistExact {
+		return got == x
 	}
-}
-
-// The buckets tile 0..2^64-1 without gap or overlap, and each is narrower
-// than HistRelErr of its lower bound, which is what bounds Quantile's error.
-func TestBucketsTile(t *testing.T) {
-	var next uint64
-	for i := range HistBuckets {
-		lo, hi := bucketBounds(i)
-		if lo != next || hi < lo {
-			t.Fatalf("bucket %d = [%d, %d], want it to start at %d", i, lo, hi, next)
-		}
-		if bucketOf(lo) != i || bucketOf(hi) != i {
-			t.Fatalf("bucket %d = [%d, %d], but bucketOf gives %d and %d", i, lo, hi, bucketOf(lo), bucketOf(hi))
-		}
-		if lo < 16 && hi != lo {
-			t.Errorf("bucket %d = [%d, %d], want values below 16 exact", i, lo, hi)
-		}
-		if (hi-lo)*subCount >= lo && hi != lo { // width-1 < lo*HistRelErr, in integers
-			t.Errorf("bucket %d = [%d, %d] is wider than %g of %d", i, lo, hi, HistRelErr, lo)
-		}
-		next = hi + 1
-	}
-	if next != 0 { // wrapped past 2^64-1
-		t.Errorf("last bucket ends at %d, want 2^64-1", next-1)
-	}
+	return got >= x && got < x*(1+HistRelErr)
 }
 
 func TestHistHand(t *testing.T) {
-	h := record([]uint64{1024, 0, 1 << 40, 1, 1023})
-	if h.Count() != 5 || h.Sum() != 1<<40+2048 || h.Min() != 0 || h.Max() != 1<<40 {
-		t.Errorf("count, sum, min, max = %d, %d, %d, %d; want 5, %d, 0, %d",
-			h.Count(), h.Sum(), h.Min(), h.Max(), uint64(1<<40+2048), uint64(1<<40))
+	h := record([]uint64{1024, 0, 1 << 40, 1, 2047, 2048, 1<<20 + 1})
+	sum := uint64(1024 + 1<<40 + 1 + 2047 + 2048 + 1<<20 + 1)
+	if h.Count() != 7 || h.Sum() != sum || h.Min() != 0 || h.Max() != 1<<40 || h.Zeros() != 1 || h.Clamped() != 0 {
+		t.Errorf("count, sum, min, max, zeros, clamped = %d, %d, %d, %d, %d, %d; want 7, %d, 0, %d, 1, 0",
+			h.Count(), h.Sum(), h.Min(), h.Max(), h.Zeros(), h.Clamped(), sum, uint64(1<<40))
 	}
-	if got, want := h.Mean(), float64(1<<40+2048)/5; got != want {
+	if got, want := h.Mean(), float64(sum)/7; got != want {
 		t.Errorf("Mean() = %g, want %g", got, want)
 	}
 	for _, tc := range []struct {
 		q    float64
-		want float64 // rank ceil(5q): the upper bound of its bucket, clipped to max
+		want float64 // rank ceil(7q): the top of its bucket, clipped to max
 	}{
 		{0, 0},
 		{0.1, 0},
-		{0.3, 1},
-		{0.5, 1023},
-		{0.7, 1151},
+		{0.2, 1},
+		{0.4, 1024},
+		{0.5, 2047}, // below HistExact: exact
+		{0.6, 2049}, // 2048 and 2049 share a bucket
+		{0.8, 1<<20 + 1023},
 		{0.9, 1 << 40},
 		{1, 1 << 40},
 		{-1, 0},
@@ -113,12 +86,14 @@ func TestHistHand(t *testing.T) {
 }
 
 func TestHistEmpty(t *testing.T) {
-	var h Hist
-	if h.Count() != 0 || h.Sum() != 0 || h.Min() != 0 || h.Max() != 0 || h.Mean() != 0 || h.Quantile(0.5) != 0 {
-		t.Errorf("empty Hist: count %d sum %d min %d max %d mean %g p50 %g, want all 0",
-			h.Count(), h.Sum(), h.Min(), h.Max(), h.Mean(), h.Quantile(0.5))
+	for name, h := range map[string]Hist{"zero value": {}, "NewHist": NewHist(100), "NewSparseHists": NewSparseHists(1, 100, 16)[0]} {
+		if h.Count() != 0 || h.Sum() != 0 || h.Min() != 0 || h.Max() != 0 || h.Mean() != 0 || h.Quantile(0.5) != 0 || h.Zeros() != 0 {
+			t.Errorf("%s: count %d sum %d min %d max %d mean %g p50 %g zeros %d, want all 0",
+				name, h.Count(), h.Sum(), h.Min(), h.Max(), h.Mean(), h.Quantile(0.5), h.Zeros())
+		}
 	}
-	h.Record(5) // the zero value's min of 0 must not stick
+	h := NewHist(100)
+	h.Record(5) // an empty histogram's min of 0 must not stick
 	if h.Min() != 5 || h.Max() != 5 || h.Quantile(0) != 5 {
 		t.Errorf("after Record(5): min %d max %d p0 %g, want 5", h.Min(), h.Max(), h.Quantile(0))
 	}
@@ -142,74 +117,118 @@ func testData() map[string][]uint64 {
 	return data
 }
 
+// TestHistQuantileError: three significant digits, for dense and sparse
+// buckets alike; the old log-bucketed histogram was up to 12.5% high.
 func TestHistQuantileError(t *testing.T) {
 	for name, vs := range testData() {
-		h := record(vs)
-		for _, q := range quantiles {
-			got, exact := h.Quantile(q), exactQuantile(q, vs)
-			if got < exact || got > exact*(1+HistRelErr) || (exact < 16 && got != exact) {
-				t.Errorf("%s: Quantile(%g) = %g, exact %g: outside [x, x(1+%g))", name, q, got, exact, HistRelErr)
+		for kind, h := range map[string]*Hist{"dense": record(vs), "sparse": recordSparse(vs)} {
+			for _, q := range quantiles {
+				got, exact := h.Quantile(q), exactQuantile(q, vs)
+				if !withinResolution(got, exact) {
+					t.Errorf("%s %s: Quantile(%g) = %g, exact %g: want it exact below %d, else in [x, x(1+%g))",
+						kind, name, q, got, exact, HistExact, HistRelErr)
+				}
 			}
 		}
 	}
 }
 
-func TestHistSubMerge(t *testing.T) {
-	data := testData()
-	before, during := data["latency"], data["ready"]
-	a := record(before)
-	b := record(during)
-	whole := *a
-	for _, v := range during {
-		whole.Record(v)
+// sameHist reports whether two histograms hold the same values.
+func sameHist(a, b *Hist) bool {
+	if a.Count() != b.Count() || a.Sum() != b.Sum() || a.Min() != b.Min() || a.Max() != b.Max() ||
+		a.Zeros() != b.Zeros() || a.Clamped() != b.Clamped() {
+		return false
 	}
-
-	merged := *a
-	merged.Merge(b)
-	if merged != whole {
-		t.Errorf("a.Merge(b) differs from recording both")
-	}
-	var empty Hist
-	intoEmpty := empty
-	intoEmpty.Merge(b)
-	if intoEmpty != *b {
-		t.Errorf("empty.Merge(b) differs from b")
-	}
-	withEmpty := *b
-	withEmpty.Merge(&empty)
-	if withEmpty != *b {
-		t.Errorf("b.Merge(empty) differs from b")
-	}
-
-	d := whole.Sub(a)
-	if d.Count() != b.Count() || d.Sum() != b.Sum() || d.buckets != b.buckets {
-		t.Errorf("Sub: count %d sum %d, want %d %d (buckets equal: %v)",
-			d.Count(), d.Sum(), b.Count(), b.Sum(), d.buckets == b.buckets)
-	}
-	// The delta's min and max are bounds from its buckets.
-	if d.Min() > b.Min() || bucketOf(d.Min()) != bucketOf(b.Min()) ||
-		d.Max() < b.Max() || bucketOf(d.Max()) != bucketOf(b.Max()) {
-		t.Errorf("Sub: min %d max %d, want bounds in the buckets of %d and %d", d.Min(), d.Max(), b.Min(), b.Max())
-	}
-	for _, q := range quantiles {
-		got, exact := d.Quantile(q), exactQuantile(q, during)
-		if got < exact || got > exact*(1+HistRelErr) {
-			t.Errorf("Sub: Quantile(%g) = %g, exact %g", q, got, exact)
+	for q := 0.0; q <= 1; q += 1.0 / 256 {
+		if a.Quantile(q) != b.Quantile(q) {
+			return false
 		}
 	}
-	if s := whole.Sub(&empty); s != whole {
-		t.Errorf("whole.Sub(empty) differs from whole")
+	return true
+}
+
+func TestHistMerge(t *testing.T) {
+	data := testData()
+	before, during := data["latency"], data["ready"]
+	whole := record(append(slices.Clone(before), during...))
+	for _, into := range []func([]uint64) *Hist{record, recordSparse} {
+		for _, from := range []func([]uint64) *Hist{record, recordSparse} {
+			a, b := into(before), from(during)
+			a.Merge(b)
+			if !sameHist(a, whole) {
+				t.Errorf("a.Merge(b) (%v into %v) differs from recording both", b.dense != nil, a.dense != nil)
+			}
+			var empty Hist
+			c := into(during)
+			c.Merge(&empty)
+			if !sameHist(c, b) {
+				t.Errorf("b.Merge(empty) differs from b")
+			}
+			e := into(nil)
+			e.Merge(b)
+			if !sameHist(e, b) {
+				t.Errorf("empty.Merge(b) differs from b")
+			}
+		}
 	}
-	if s := whole.Sub(&whole); s != empty {
-		t.Errorf("whole.Sub(whole) is not empty: count %d", s.Count())
+}
+
+// TestHistClamp: a value above the range is counted at its top, and in
+// Clamped, never dropped; Merge does the same with values its source held.
+func TestHistClamp(t *testing.T) {
+	h := NewHist(1000)
+	for _, v := range []uint64{5, 1000, 1001, 1 << 40} {
+		h.Record(v)
+	}
+	if h.Count() != 4 || h.Clamped() != 2 || h.Max() != 1<<40 || h.Sum() != 5+1000+1001+1<<40 {
+		t.Errorf("count %d clamped %d max %d sum %d", h.Count(), h.Clamped(), h.Max(), h.Sum())
+	}
+	if got := h.Quantile(0.5); got != 1000 {
+		t.Errorf("p50 %g, want 1000", got)
+	}
+	if got := h.Quantile(0.75); got < 1000 || got > 1<<40 {
+		t.Errorf("p75 %g: a clamped value must read at the top of the range or above", got)
+	}
+	small := NewHist(1000)
+	big := NewSparseHists(1, 1<<30, 8)[0]
+	big.Record(1 << 29)
+	big.Record(7)
+	small.Merge(&big)
+	if small.Count() != 2 || small.Clamped() != 1 || small.Quantile(1) != 1<<29 || small.Quantile(0.5) != 7 {
+		t.Errorf("merge of a wider range: count %d clamped %d p100 %g p50 %g", small.Count(), small.Clamped(), small.Quantile(1), small.Quantile(0.5))
 	}
 }
 
 func TestRecordAllocs(t *testing.T) {
-	var h Hist
+	h := NewHist(wide)
 	v := uint64(12345)
-	if n := testing.AllocsPerRun(1000, func() { h.Record(v); v = v*3 + 1 }); n != 0 {
+	if n := testing.AllocsPerRun(1000, func() { h.Record(v); v = (v*3 + 1) % wide }); n != 0 {
 		t.Errorf("Record allocates %g times per call, want 0", n)
+	}
+	h = NewHist(100)
+	if n := testing.AllocsPerRun(1000, func() { h.Record(1 << 40) }); n != 0 {
+		t.Errorf("Record of a value out of range allocates %g times per call, want 0", n)
+	}
+	// A sparse histogram allocates nothing within its reserve, whatever the
+	// counts, and its making allocates little.
+	ss := NewSparseHists(2, wide, 256)
+	i := uint64(0)
+	if n := testing.AllocsPerRun(1000, func() { ss[1].Record(1000 + i%256); ss[1].Record(1 << 40); i++ }); n != 0 {
+		t.Errorf("sparse Record within the reserve allocates %g times per call, want 0", n)
+	}
+	if n := testing.AllocsPerRun(10, func() { NewSparseHists(100, wide, 64) }); n > 100*4+100 {
+		t.Errorf("100 sparse histograms take %g allocations", n)
+	}
+}
+
+func TestRoundSig(t *testing.T) {
+	for _, tc := range []struct{ x, want float64 }{
+		{0, 0}, {1, 1}, {12, 12}, {999, 999}, {999.4, 999}, {999.6, 1000}, {1234, 1230}, {1235, 1240},
+		{2049, 2050}, {123456789, 123000000}, {0.0012345, 0.00123}, {-1234, -1230},
+	} {
+		if got := RoundSig(tc.x, 3); got != tc.want {
+			t.Errorf("RoundSig(%g, 3) = %g, want %g", tc.x, got, tc.want)
+		}
 	}
 }
 
@@ -230,16 +249,22 @@ func FuzzHist(f *testing.F) {
 		}
 		h := record(vs)
 
-		var sum uint64
+		var sum, zeros, clamped uint64
 		for _, v := range vs {
 			sum += v
+			if v == 0 {
+				zeros++
+			}
+			if v > wide {
+				clamped++
+			}
 		}
-		if h.Count() != uint64(len(vs)) || h.Sum() != sum {
-			t.Fatalf("count %d sum %d, want %d %d", h.Count(), h.Sum(), len(vs), sum)
+		if h.Count() != uint64(len(vs)) || h.Sum() != sum || h.Zeros() != zeros || h.Clamped() != clamped {
+			t.Fatalf("count %d sum %d zeros %d clamped %d, want %d %d %d %d", h.Count(), h.Sum(), h.Zeros(), h.Clamped(), len(vs), sum, zeros, clamped)
 		}
 		if len(vs) == 0 {
-			if *h != (Hist{}) || h.Quantile(0.5) != 0 {
-				t.Fatalf("empty Hist is not zero")
+			if h.Quantile(0.5) != 0 {
+				t.Fatalf("empty Hist has a median")
 			}
 			return
 		}
@@ -249,43 +274,36 @@ func FuzzHist(f *testing.F) {
 
 		sorted := slices.Clone(vs)
 		slices.Sort(sorted)
-		var prev uint64
+		var prev float64
 		for _, q := range quantiles {
-			got := h.quantile(q)
+			got := h.Quantile(q)
 			rank := max(int(math.Ceil(q*float64(len(vs)))), 1)
 			exact := sorted[rank-1]
-			if got < h.Min() || got > h.Max() || got < prev {
-				t.Fatalf("quantile(%g) = %d, want in [%d, %d] and >= %d", q, got, h.Min(), h.Max(), prev)
+			if got < float64(h.Min()) || got > float64(h.Max()) || got < prev {
+				t.Fatalf("Quantile(%g) = %g, want in [%d, %d] and >= %g", q, got, h.Min(), h.Max(), prev)
 			}
-			if got < exact || (exact >= 16 && (got-exact)*subCount >= exact) || (exact < 16 && got != exact) {
-				t.Fatalf("quantile(%g) = %d, exact %d: outside [x, x(1+%g))", q, got, exact, HistRelErr)
-			}
-			if f := h.Quantile(q); f != float64(got) {
-				t.Fatalf("Quantile(%g) = %g, quantile %d", q, f, got)
+			if exact <= wide && !withinResolution(got, float64(exact)) {
+				t.Fatalf("Quantile(%g) = %g, exact %d: outside the resolution", q, got, exact)
 			}
 			prev = got
 		}
 
 		half := len(vs) / 2
-		a, b := record(vs[:half]), record(vs[half:])
-		if d := h.Sub(a); d.Count() != b.Count() || d.Sum() != b.Sum() || d.buckets != b.buckets ||
-			d.Min() > b.Min() || d.Max() < b.Max() {
-			t.Fatalf("Sub: count %d sum %d min %d max %d, want %d %d <=%d >=%d",
-				d.Count(), d.Sum(), d.Min(), d.Max(), b.Count(), b.Sum(), b.Min(), b.Max())
-		}
-		if a.Merge(b); *a != *h { // a is consumed here
+		a, b := record(vs[:half]), recordSparse(vs[half:])
+		if a.Merge(b); !sameHist(a, h) {
 			t.Fatalf("Merge of halves differs from the whole")
 		}
 	})
 }
 
+// BenchmarkRecord: one readiness call's record in the reader's hot loop.
 func BenchmarkRecord(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 4))
 	vs := make([]uint64, 1024)
 	for i := range vs {
-		vs[i] = r.Uint64() >> r.UintN(64)
+		vs[i] = r.Uint64N(1000)
 	}
-	var h Hist
+	h := NewHist(1000)
 	i := 0
 	for b.Loop() {
 		h.Record(vs[i&1023])

@@ -4,16 +4,17 @@ import "fmt"
 
 // Warnings returns what a reader of s should be told before trusting it, as
 // short lower-case clauses, most fundamental first; nil when there is nothing
-// to say. The command decides how to show them.
-func (s Summary) Warnings() []string {
+// to say. unit names what the values are of, singular: "interval", "run".
+// The command decides how to show them.
+func (s Summary) Warnings(unit string) []string {
 	var w []string
 	switch {
 	case s.N == 0:
-		w = append(w, "no intervals: nothing was measured")
+		w = append(w, fmt.Sprintf("no %ss: nothing was measured", unit))
 	case s.N == 1:
-		w = append(w, "one interval: no spread and no confidence interval")
+		w = append(w, fmt.Sprintf("one %s: no spread and no confidence interval", unit))
 	case s.N < 3:
-		w = append(w, fmt.Sprintf("few intervals: n=%d, the confidence interval is wide", s.N))
+		w = append(w, fmt.Sprintf("few %ss: n=%d, the confidence interval is wide", unit, s.N))
 	}
 	if s.Skipped > 0 {
 		noun := "values"

@@ -292,6 +292,10 @@ func runAll(cfg pipebench.Config, warmup, count int, out report.Writer, stderr i
 		}
 		r := doc.AddRun(res, err)
 		keep(out.RunDone(r))
+		if _, bench := out.(*report.Bench); bench && r.LeftOut != "" {
+			// Its line is missing from the output: say so where it is seen.
+			fmt.Fprintf(stderr, "pipebench: run %d of %d has no bench line: %s\n", run, count, r.LeftOut)
+		}
 		if err != nil {
 			doc.Error = err.Error()
 			code = exitFailed

@@ -4,56 +4,116 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pipebench/pipebench/report"
-	"github.com/pipebench/pipebench/stats"
+	"github.com/pipebench/pipebench/report/reporttest"
 )
 
 const shortRun = "-n 20 -l 2 -writer self -d 500ms -i 100ms"
 
-func TestJSONSummaryAgreesWithIntervals(t *testing.T) {
-	code, stdout, stderr := invoke(t, strings.Fields(shortRun+" -format json -count 2")...)
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
+// invariantRuns are the real short runs whose every format's output is
+// checked for the invariants: backends and writer modes.
+var invariantRuns = []string{
+	"-b epoll -writer self", "-b epoll -writer thread", "-b poll -writer self",
+	"-b poll -writer thread", "-b select -writer self", "-b select -writer thread",
+}
+
+// TestOutputInvariants checks each format's output of real runs on its own
+// numbers (reporttest): json (the whole document: histogram count against
+// readiness calls, intervals and tail against totals, token accounting,
+// per-event ratios, the summaries), text (the summary against the
+// interval lines, readiness calls against samples per call, calls per event
+// and tokens received), bench (one line per run, ns/event against
+// evts/sec) and csv (the warm-up column, the rates against the counts).
+func TestOutputInvariants(t *testing.T) {
+	for _, run := range invariantRuns {
+		args := "-n 20 -l 3 -d 400ms -i 100ms " + run
+		t.Run(strings.ReplaceAll(run, " ", ""), func(t *testing.T) {
+			code, stdout, stderr := invoke(t, strings.Fields(args+" -format json -count 2")...)
+			if code != exitOK {
+				t.Fatalf("json: exit %d: %s", code, stderr)
+			}
+			var d report.Document
+			if err := json.Unmarshal([]byte(stdout), &d); err != nil {
+				t.Fatalf("not one JSON document: %v\n%s", err, stdout)
+			}
+			if len(d.Runs) != 2 || d.Config.Count != 2 || d.Environment.Kernel == "" {
+				t.Fatalf("document: %d runs, count %d, kernel %q", len(d.Runs), d.Config.Count, d.Environment.Kernel)
+			}
+			if err := reporttest.CheckDocument(&d); err != nil {
+				t.Errorf("json output:\n%v", err)
+			}
+
+			code, stdout, stderr = invoke(t, strings.Fields(args+" -count 2")...)
+			if code != exitOK {
+				t.Fatalf("text: exit %d: %s", code, stderr)
+			}
+			if runs, err := reporttest.CheckText(stdout, 1); err != nil || len(runs) != 2 {
+				t.Errorf("text output (%d runs):\n%s\n%v", len(runs), stdout, err)
+			}
+
+			code, stdout, stderr = invoke(t, strings.Fields(args+" -format bench -count 3")...)
+			if code != exitOK {
+				t.Fatalf("bench: exit %d: %s", code, stderr)
+			}
+			// A line per run, or a comment for a run left out (a stall of
+			// this shared machine can leave a run without events).
+			if lines, missing, err := reporttest.CheckBench([]byte(stdout)); err != nil || len(lines)+len(missing) != 3 || len(lines) == 0 {
+				t.Errorf("bench output, want a result line per run (3):\n%s\n%v", stdout, err)
+			} else if len(missing) != strings.Count(stderr, "has no bench line") {
+				t.Errorf("%d runs left out, stderr says %q", len(missing), stderr)
+			}
+
+			code, stdout, stderr = invoke(t, strings.Fields(args+" -format csv")...)
+			if code != exitOK {
+				t.Fatalf("csv: exit %d: %s", code, stderr)
+			}
+			checkCSV(t, stdout, 4, 1)
+		})
 	}
-	var d report.Document
-	if err := json.Unmarshal([]byte(stdout), &d); err != nil {
-		t.Fatalf("not one JSON document: %v\n%s", err, stdout)
+}
+
+// checkCSV checks a csv output of one run: a header and a row per interval,
+// the first warmup marked as warm-up, each row's rates from its counts.
+func checkCSV(t *testing.T, out string, intervals, warmup int) {
+	t.Helper()
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if len(d.Runs) != 2 || d.Config.Count != 2 || d.Environment.Kernel == "" {
-		t.Fatalf("document: %d runs, count %d, kernel %q", len(d.Runs), d.Config.Count, d.Environment.Kernel)
+	if len(rows) != intervals+1 || strings.Join(rows[0], ",") != strings.Join(report.CSVHeader, ",") {
+		t.Fatalf("want a header and %d interval rows, got %d rows: %v", intervals, len(rows), rows)
 	}
-	var medians []float64
-	for _, r := range d.Runs {
-		// Recompute the summary from the run's own intervals.
-		var xs []float64
-		for _, iv := range r.Intervals[d.Config.Warmup:] {
-			xs = append(xs, iv.EventsPerSec)
-		}
-		want := stats.Summarize(xs, report.NoisyCV)
-		got := r.Summary.EventsPerSec
-		if got.N != want.N || got.Median != want.Median || got.Mean != want.Mean || got.CILow != want.CILow || got.CIHigh != want.CIHigh {
-			t.Errorf("run %d: summary %+v, recomputed %+v", r.Index, got, want)
-		}
-		var events uint64
-		for _, iv := range r.Intervals {
-			events += iv.Events
-		}
-		if events > r.Totals.Events {
-			t.Errorf("run %d: intervals hold %d events, totals %d", r.Index, events, r.Totals.Events)
-		}
-		if r.Tokens.Lost != 0 || r.Tokens.Sent != r.Tokens.Received+r.Tokens.Drained {
-			t.Errorf("run %d: tokens %+v", r.Index, r.Tokens)
-		}
-		medians = append(medians, got.Median)
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
 	}
-	if across := stats.Summarize(medians, report.NoisyCV); across.Median != d.Summary.EventsPerSec.Median {
-		t.Errorf("across runs %v, recomputed %v", d.Summary.EventsPerSec.Median, across.Median)
+	for i, row := range rows[1:] {
+		num := func(name string) float64 { x, _ := strconv.ParseFloat(row[col[name]], 64); return x }
+		want := "0"
+		if i < warmup {
+			want = "1"
+		}
+		if row[col["interval"]] != strconv.Itoa(i+1) || row[col["warmup"]] != want {
+			t.Errorf("row %d: interval %s warmup %s, want %d %s", i+1, row[col["interval"]], row[col["warmup"]], i+1, want)
+		}
+		if got, rate := num("evts_per_sec"), num("events")/num("seconds"); math.Abs(got-rate) > 1e-9*rate {
+			t.Errorf("row %d: %v evts/sec, %v events in %v s", i+1, got, num("events"), num("seconds"))
+		}
+		if full := num("calls") - num("empty_calls"); full > 0 {
+			if got, spc := num("samples_per_call"), num("events")/full; math.Abs(got-spc) > 1e-9*spc {
+				t.Errorf("row %d: %v samples per call, %v events in %v full calls", i+1, got, num("events"), full)
+			}
+		}
 	}
 }
 
@@ -63,18 +123,11 @@ func TestCSVOneRowPerInterval(t *testing.T) {
 	if code != exitOK || stdout != "" {
 		t.Fatalf("exit %d, stdout %q: %s", code, stdout, stderr)
 	}
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(rows) != 6 || strings.Join(rows[0], ",") != strings.Join(report.CSVHeader, ",") {
-		t.Fatalf("want a header and 5 interval rows, got %d rows: %v", len(rows), rows)
-	}
+	checkCSV(t, string(b), 5, 1)
 }
 
 func TestOutputFileCheckedBeforeRun(t *testing.T) {
@@ -84,19 +137,34 @@ func TestOutputFileCheckedBeforeRun(t *testing.T) {
 	}
 }
 
-// TestBenchstatAcceptsTwoRuns feeds two -format bench outputs to benchstat
-// itself (golang.org/x/perf/cmd/benchstat, built from the module cache).
+// TestBenchstatAcceptsTwoRuns feeds two -format bench -count outputs to
+// benchstat itself (golang.org/x/perf/cmd/benchstat, built from the module
+// cache), as README's A/B recipe does: two kernels, hence -ignore kernel.
 func TestBenchstatAcceptsTwoRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds benchstat")
 	}
 	dir := t.TempDir()
 	var files []string
-	// Before and after, as a kernel patch would be judged: the same run twice.
+	// Before and after, as a kernel patch would be judged: the same run
+	// twice, the second file saying it ran on another kernel.
 	for _, name := range []string{"old", "new"} {
 		p := filepath.Join(dir, name+".txt")
-		if code, _, stderr := invoke(t, strings.Fields(shortRun+" -b epoll -format bench -o "+p)...); code != exitOK {
+		if code, _, stderr := invoke(t, strings.Fields("-n 20 -l 2 -writer self -d 400ms -i 100ms -count 3 -b epoll -format bench -o "+p)...); code != exitOK {
 			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines, missing, err := reporttest.CheckBench(b); err != nil || len(lines)+len(missing) != 3 || len(lines) == 0 {
+			t.Fatalf("%s: want a result line per run (3):\n%s\n%v", name, b, err)
+		}
+		if name == "new" {
+			b = regexp.MustCompile(`(?m)^kernel: .*$`).ReplaceAll(b, []byte("kernel: 9.9.9-patched"))
+			if err := os.WriteFile(p, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
 		files = append(files, p)
 	}
@@ -105,7 +173,7 @@ func TestBenchstatAcceptsTwoRuns(t *testing.T) {
 		t.Fatalf("build benchstat: %v\n%s", err, out)
 	}
 	var out bytes.Buffer
-	cmd := exec.Command(bin, files[0], files[1])
+	cmd := exec.Command(bin, "-ignore", "kernel", files[0], files[1])
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("benchstat: %v\n%s", err, out.String())
@@ -113,11 +181,82 @@ func TestBenchstatAcceptsTwoRuns(t *testing.T) {
 	if strings.Contains(out.String(), "benchmark set differs") {
 		t.Errorf("benchstat did not match the two runs' benchmarks:\n%s", out.String())
 	}
-	// benchstat shows ns/event as sec/event.
-	for _, want := range []string{"Pipes/backend=epoll/pipes=20/inflight=2/writer=self", "evts/sec", "sec/event", "samples/call", "vs base"} {
+	// benchstat shows ns/event as sec/event, and n: a sample per run.
+	for _, want := range []string{"Pipes/backend=epoll/pipes=20/inflight=2/writer=self", "evts/sec", "sec/event", "samples/call", "vs base", " n="} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("benchstat output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// stopAt is an output that closes stop once it has seen trigger, and what
+// follows it in the same write.
+type stopAt struct {
+	bytes.Buffer
+	trigger *regexp.Regexp
+	stop    chan struct{}
+}
+
+func (w *stopAt) Write(p []byte) (int, error) {
+	n, err := w.Buffer.Write(p)
+	if w.trigger != nil && w.trigger.Match(w.Bytes()) {
+		close(w.stop)
+		w.trigger = nil
+	}
+	return n, err
+}
+
+// TestAcrossRunsLeavesOutInterrupted: a run interrupted before its
+// duration is reported, but left out of the summary across runs, which
+// says so; the bench format gives it no line and says so on stderr.
+func TestAcrossRunsLeavesOutInterrupted(t *testing.T) {
+	// Interrupted at run 2's second interval line.
+	out := &stopAt{trigger: regexp.MustCompile(`=== run 2 of 3\n.*\n[0-9]+ evts/sec.*\n[0-9]+ evts/sec`), stop: make(chan struct{})}
+	var stderr bytes.Buffer
+	code := command(strings.Fields("-n 20 -l 2 -writer self -d 1s -i 100ms -count 3"), out, &stderr, out.stop)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	text := out.String()
+	if want := regexp.MustCompile(`(?m)^=== 2 runs, 1 left out \(run 2: interrupted\): median evts/sec of the one run summarised [0-9]+$`); !want.MatchString(text) {
+		t.Errorf("the across-runs line does not match %s:\n%s", want, text)
+	}
+	if _, err := reporttest.CheckText(text, 1); err != nil {
+		t.Error(err)
+	}
+
+	// The bench format has no line to show the run in: it says so.
+	stop := make(chan struct{})
+	timer := time.AfterFunc(1500*time.Millisecond, func() { close(stop) })
+	defer timer.Stop()
+	var bench bytes.Buffer
+	stderr.Reset()
+	code = command(strings.Fields("-n 20 -l 2 -writer self -d 3s -i 100ms -count 2 -format bench"), &bench, &stderr, stop)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	lines, missing, err := reporttest.CheckBench(bench.Bytes())
+	if err != nil || len(lines) != 0 || missing[1] != "interrupted" {
+		t.Errorf("bench output of an interrupted run, want no result line and a comment:\n%s\n%v", bench.String(), err)
+	}
+	if want := "pipebench: run 1 of 2 has no bench line: interrupted\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+}
+
+// TestWarmupRuleUntilInterrupted: a run until interrupted (-d 0) that
+// ends within its warm-up keeps no warm-up interval and says so.
+func TestWarmupRuleUntilInterrupted(t *testing.T) {
+	out := &stopAt{trigger: regexp.MustCompile(`(?m)^[0-9]+ evts/sec`), stop: make(chan struct{})}
+	var stderr bytes.Buffer
+	if code := command(strings.Fields("-n 20 -l 2 -writer self -d 0 -i 100ms -warmup 50"), out, &stderr, out.stop); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if want := regexp.MustCompile(`(?m)^evts/sec +none after warm-up: the run ended after [0-9]+ intervals? \(-warmup 50\)$`); !want.MatchString(out.String()) {
+		t.Errorf("output does not match %s:\n%s", want, out.String())
+	}
+	if !strings.Contains(out.String(), "tokens/sec     n/a\n") {
+		t.Errorf("tokens/sec over no interval:\n%s", out.String())
 	}
 }
 
