@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -141,11 +142,15 @@ func checkTokens(t *testing.T, tk tokens, inFlight int64) {
 
 // checkRun checks a finished 300 ms run's output: the setup line, three
 // intervals, the summary and the accounting.
-func checkRun(t *testing.T, stdout, backend, writer string, pipes, inFlight int) {
+func checkRun(t *testing.T, stdout, backend, writer string, pipes, inFlight int, extra []string) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-	if len(lines) != 1+3+6 {
-		t.Fatalf("got %d lines, want a setup line, 3 interval lines and 6 summary lines:\n%s", len(lines), stdout)
+	summary := 6
+	if writer != "self" && inFlight > 0 {
+		summary++ // how the writer waits for credits
+	}
+	if len(lines) != 1+3+summary {
+		t.Fatalf("got %d lines, want a setup line, 3 interval lines and %d summary lines:\n%s", len(lines), summary, stdout)
 	}
 	want := fmt.Sprintf("%d pipes setup (%s, writer %s)", pipes, backend, writer)
 	if m := setupRe.FindStringSubmatch(lines[0]); m == nil || lines[0] != want {
@@ -186,6 +191,24 @@ func checkRun(t *testing.T, stdout, backend, writer string, pipes, inFlight int)
 		t.Errorf("setup timing line %q does not match %v for %d pipes", lines[8], timingRe, pipes)
 	}
 	checkTokens(t, parseTokens(t, lines[9]), int64(inFlight))
+	// How the writer waits for credits, as pipebench's does by default.
+	wantWait := ""
+	switch {
+	case inFlight == 0 || writer == "self":
+	case slices.Contains(extra, "-credit-wait") || slices.Contains(extra, "-writer-threads"):
+		return // TestCreditWait checks these
+	case writer == "thread":
+		wantWait = "writer waits   in ppoll, then reads, for credits"
+	case writer == "process":
+		wantWait = "writer waits   in read for credits in a process of 2 threads"
+	}
+	var got string
+	if len(lines) > 10 {
+		got = lines[10]
+	}
+	if got != wantWait {
+		t.Errorf("writer wait line %q, want %q", got, wantWait)
+	}
 }
 
 func TestOutputAndAccounting(t *testing.T) {
@@ -235,7 +258,7 @@ func TestOutputAndAccounting(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Fatalf("exit %d, stderr %q; stdout:\n%s", code, stderr, stdout)
 			}
-			checkRun(t, stdout, c.backend, c.writer, c.pipes, c.inFlight)
+			checkRun(t, stdout, c.backend, c.writer, c.pipes, c.inFlight, c.extra)
 		})
 	}
 }
@@ -252,10 +275,10 @@ func TestInterrupt(t *testing.T) {
 			if err != nil {
 				t.Fatalf("yardstick after SIGINT: %v; output:\n%s", err, strings.Join(lines, "\n"))
 			}
-			if len(lines) < 6 || !strings.Contains(lines[len(lines)-6], "interrupted after") {
+			if !strings.Contains(lastLine(lines, "--- yardstick:"), "interrupted after") {
 				t.Fatalf("want a summary saying the run was interrupted; output:\n%s", strings.Join(lines, "\n"))
 			}
-			checkTokens(t, parseTokens(t, lines[len(lines)-1]), 4)
+			checkTokens(t, parseTokens(t, lastLine(lines, "tokens ")), 4)
 		})
 	}
 }
@@ -349,7 +372,7 @@ func TestProcessHoldsItsEnds(t *testing.T) {
 	if reader != pipes+6 || writer != pipes+5 {
 		t.Errorf("the reader holds %d descriptors and the writer process %d, want %d and %d", reader, writer, pipes+6, pipes+5)
 	}
-	checkTokens(t, parseTokens(t, lines[len(lines)-1]), 10)
+	checkTokens(t, parseTokens(t, lastLine(lines, "tokens ")), 10)
 }
 
 // TestDescriptorBudget runs each writer mode at the most pipes its
@@ -382,7 +405,7 @@ func TestDescriptorBudget(t *testing.T) {
 			if code != 0 || stderr != "" {
 				t.Fatalf("-n %d under a limit of %d: exit %d, stderr %q; stdout:\n%s", c.most, limit, code, stderr, stdout)
 			}
-			checkRun(t, stdout, c.backend, c.writer, c.most, 4)
+			checkRun(t, stdout, c.backend, c.writer, c.most, 4, nil)
 			code, stdout, stderr = runLimited(t, limit, bin, append(args, "-n", strconv.Itoa(c.most+1))...)
 			want := fmt.Sprintf(refuse, c.most+1, c.writer, c.need, limit, c.most, c.remedy)
 			if code != 2 || stdout != "" || stderr != want {
@@ -416,7 +439,7 @@ func TestWriterProcessDies(t *testing.T) {
 		if strings.Count(msg, "\n") != 1 || !regexp.MustCompile(`^yardstick: writer process \d+ killed by signal 9 \(Killed\)`).MatchString(msg) {
 			t.Errorf("stderr %q: want one line naming the writer process's death", msg)
 		}
-		if last := lines[len(lines)-1]; !strings.HasPrefix(last, "tokens         sent unknown") {
+		if last := lastLine(lines, "tokens "); !strings.HasPrefix(last, "tokens         sent unknown") {
 			t.Errorf("accounting line %q: want the sent count unknown", last)
 		}
 	})
@@ -543,4 +566,45 @@ func TestCompareList(t *testing.T) {
 	if code, lines, _ := list("taskset=1 -b poll -n 5 -l 2 -writer thread", "-taskset", "yes"); code != 0 || lines[0] != "taskset=1 -b poll -n 5 -l 2 -writer thread" {
 		t.Errorf("a configuration given: exit %d, lines %q", code, lines)
 	}
+}
+
+// TestCreditWait: the writer's wait for credits, pipebench's by default
+// (checkRun), and the others the yardstick offers to measure what
+// pipebench's choice costs: the line says which ran, and the run accounts
+// for its tokens.
+func TestCreditWait(t *testing.T) {
+	bin := build(t)
+	for _, c := range []struct {
+		writer string
+		flags  []string
+		want   string
+	}{
+		{"thread", []string{"-credit-wait", "read"}, "writer waits   in read for credits"},
+		{"thread", []string{"-credit-wait", "ppoll"}, "writer waits   in ppoll, then reads, for credits"},
+		{"process", []string{"-credit-wait", "ppoll", "-writer-threads", "1"}, "writer waits   in ppoll, then reads, for credits in a process of 1 thread"},
+		{"process", []string{"-writer-threads", "3"}, "writer waits   in read for credits in a process of 3 threads"},
+	} {
+		args := append([]string{"-b", "epoll", "-writer", c.writer, "-n", "10", "-l", "2", "-d", "300ms", "-i", "100ms"}, c.flags...)
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, stdout, stderr := run(t, bin, args...)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+			if last := lines[len(lines)-1]; last != c.want {
+				t.Errorf("last line %q, want %q", last, c.want)
+			}
+			checkTokens(t, parseTokens(t, lines[len(lines)-2]), 2)
+		})
+	}
+}
+
+// lastLine is the last of lines that starts with prefix, or "".
+func lastLine(lines []string, prefix string) string {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], prefix) {
+			return lines[i]
+		}
+	}
+	return ""
 }

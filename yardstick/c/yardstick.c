@@ -78,10 +78,18 @@ static const char *const backend_names[] = {"epoll", "epoll-et", "poll", "select
 enum writer { W_SELF, W_THREAD, W_PROCESS };
 static const char *const writer_names[] = {"self", "thread", "process"};
 
+/* How a bounded writer sleeps until credits come back (-credit-wait):
+ * pipebench's choice (auto) is ppoll then read for a writer thread, read
+ * alone for a writer process (pipebench/syscalls.go says why). */
+enum credit_wait { CW_AUTO, CW_READ, CW_PPOLL };
+static const char *const credit_wait_names[] = {"auto", "read", "ppoll"};
+
 struct config {
 	int pipes, in_flight, warmup; /* in_flight 0: unbounded */
 	enum backend backend;
 	enum writer writer;
+	enum credit_wait credit_wait;
+	int writer_threads; /* threads of the writer process (-writer-threads) */
 	int route_next;
 	uint64_t seed;
 	int64_t duration_ns, interval_ns;
@@ -778,12 +786,14 @@ struct writer_state {
 	struct router route;
 	int in_flight; /* 0: unbounded */
 	int credit_r;
+	int poll_first; /* sleep in ppoll, then read (credit_r non-blocking) */
 	uint64_t sent, full;
 	char err[256];
 };
 
-/* writer_run is pipebench's writer.run: one token per credit, then a
- * blocking read of the credit pipe, until the stop word. It returns 0 at
+/* writer_run is pipebench's writer.run: one token per credit, then a wait
+ * for credits on the credit pipe (a blocking read, or ppoll then a read),
+ * until the stop word. It returns 0 at
  * the stop word, -1 with w->err set on a failure. */
 static int writer_run(struct writer_state *w)
 {
@@ -801,9 +811,18 @@ static int writer_run(struct writer_state *w)
 			sent++;
 		}
 		ssize_t n;
-		do
+		for (;;) {
+			if (w->poll_first) {
+				struct pollfd pfd = {.fd = w->credit_r, .events = POLLIN};
+				if (ppoll(&pfd, 1, NULL, NULL) < 0 && errno != EINTR) {
+					n = -1;
+					break;
+				}
+			}
 			n = read(w->credit_r, buf, sizeof buf);
-		while (n < 0 && errno == EINTR);
+			if (n >= 0 || (errno != EINTR && !(w->poll_first && errno == EAGAIN)))
+				break;
+		}
 		if (n < 0) {
 			snprintf(w->err, sizeof w->err, "writer: read credits: %s", strerror(errno));
 			goto out;
@@ -993,6 +1012,15 @@ static void child_fail(int ctl, const char *fmt, ...)
 
 /* writer_process_main is the forked writer. It holds stdio, the control
  * socket, the credit pipe's read end and the write ends: N + 5 descriptors. */
+/* idle_thread only exists: see -writer-threads. */
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
 static void writer_process_main(const struct config *cfg, int ctl, int credit_r, pid_t parent)
 {
 	/* Its own process group keeps a terminal's ^C away from it (the reader
@@ -1028,8 +1056,20 @@ static void writer_process_main(const struct config *cfg, int ctl, int credit_r,
 	if (r < 0 || m.kind != M_START)
 		child_fail(ctl, "expected the start message");
 
+	/* A process of more than one thread shares its descriptor table, and
+	 * then every read and write takes a reference on its file, which the
+	 * kernel skips in a process of one thread (fdget). pipebench's writer
+	 * process is a Go program, always several threads; by default this one
+	 * is two, so that both writers take the same path in the kernel. */
+	for (int t = 1; t < cfg->writer_threads; t++) {
+		pthread_t it;
+		int e = pthread_create(&it, NULL, idle_thread, NULL);
+		if (e != 0)
+			child_fail(ctl, "start an idle thread: %s", strerror(e));
+	}
 	struct writer_state w = {.wfds = fds, .route = router_new(cfg->route_next, cfg->seed, cfg->pipes),
-				 .in_flight = cfg->in_flight, .credit_r = credit_r};
+				 .in_flight = cfg->in_flight, .credit_r = credit_r,
+				 .poll_first = cfg->in_flight > 0 && cfg->credit_wait == CW_PPOLL};
 	if (writer_loop(&w) < 0)
 		child_fail(ctl, "%s", w.err);
 	m = (struct msg){.kind = M_REPORT, .sent = w.sent, .full = w.full};
@@ -1173,7 +1213,7 @@ static int parse_choice(const char *flag, const char *s, const char *const *name
 static struct config parse_flags(int argc, char **argv)
 {
 	struct config c = {.pipes = 1000, .in_flight = 1, .warmup = 1, .backend = B_EPOLL,
-			   .writer = W_THREAD, .seed = 1, .duration_ns = 10000000000LL,
+			   .writer = W_THREAD, .seed = 1, .duration_ns = 10000000000LL, .writer_threads = 2,
 			   .interval_ns = 1000000000LL};
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -1190,7 +1230,8 @@ static struct config parse_flags(int argc, char **argv)
 		if (strcmp(name, "h") == 0 || strcmp(name, "help") == 0) {
 			printf("usage: yardstick [-n pipes] [-l tokens, 0 = unbounded] [-b epoll|epoll-et|poll|select|uring]\n"
 			       "                 [-writer self|thread|process] [-route random|next] [-seed S]\n"
-			       "                 [-d duration] [-i interval] [-warmup K]\n");
+			       "                 [-d duration] [-i interval] [-warmup K]\n"
+			       "                 [-credit-wait auto|read|ppoll] [-writer-threads N]\n");
 			exit(0);
 		}
 		if (val)
@@ -1217,6 +1258,10 @@ static struct config parse_flags(int argc, char **argv)
 			c.duration_ns = parse_duration("-d", val);
 		else if (strcmp(name, "i") == 0)
 			c.interval_ns = parse_duration("-i", val);
+		else if (strcmp(name, "credit-wait") == 0)
+			c.credit_wait = parse_choice("-credit-wait", val, credit_wait_names, 3, "auto, read or ppoll");
+		else if (strcmp(name, "writer-threads") == 0)
+			c.writer_threads = (int)parse_int("-writer-threads", val, 1, 64);
 		else
 			usage_error("flag provided but not defined: -%s", name);
 	}
@@ -1399,7 +1444,8 @@ int main(int argc, char **argv)
 			die("make credit pipe: %s", strerror(errno));
 		if (fcntl(p[1], F_SETPIPE_SZ, CREDIT_PIPE_SIZE) < 0)
 			die("size credit pipe to %d bytes: %s", CREDIT_PIPE_SIZE, strerror(errno));
-		if (fcntl(p[1], F_SETFL, O_NONBLOCK) < 0 || (unbounded && fcntl(p[0], F_SETFL, O_NONBLOCK) < 0))
+		int poll_first = !unbounded && (cfg.credit_wait == CW_PPOLL || (cfg.credit_wait == CW_AUTO && cfg.writer == W_THREAD));
+		if (fcntl(p[1], F_SETFL, O_NONBLOCK) < 0 || ((unbounded || poll_first) && fcntl(p[0], F_SETFL, O_NONBLOCK) < 0))
 			die("credit pipe: %s", strerror(errno));
 		credit_r = p[0];
 		credit_w = p[1];
@@ -1456,7 +1502,8 @@ int main(int argc, char **argv)
 	pthread_barrier_init(&start, NULL, cfg.writer == W_THREAD ? 3 : 2);
 	struct reader_args ra = {.cfg = cfg, .credit_w = unbounded ? -1 : credit_w, .start = &start};
 	struct writer_args wa = {.w = {.wfds = wfds, .route = router_new(cfg.route_next, cfg.seed, cfg.pipes),
-				       .in_flight = cfg.in_flight, .credit_r = credit_r},
+				       .in_flight = cfg.in_flight, .credit_r = credit_r,
+				       .poll_first = !unbounded && cfg.credit_wait != CW_READ},
 				 .start = &start};
 	pthread_t rt, wt;
 	int e;
@@ -1592,6 +1639,13 @@ int main(int argc, char **argv)
 	else
 		printf("tokens         sent unknown (the writer died before reporting)  received %" PRIu64 "  drained %" PRIu64 "  lost unknown\n",
 		       tot.tokens, drained);
+	if (cfg.writer != W_SELF && cfg.in_flight > 0) {
+		int ppolls = cfg.credit_wait == CW_PPOLL || (cfg.credit_wait == CW_AUTO && cfg.writer == W_THREAD);
+		printf("writer waits   %s for credits", ppolls ? "in ppoll, then reads," : "in read");
+		if (cfg.writer == W_PROCESS)
+			printf(" in a process of %d thread%s", cfg.writer_threads, cfg.writer_threads == 1 ? "" : "s");
+		printf("\n");
+	}
 	fflush(stdout);
 	if (atomic_load(&failed))
 		die("%s", fail_msg);
