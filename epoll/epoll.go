@@ -4,6 +4,9 @@
 // Interest lives in the kernel, so Wait costs what is ready rather than what
 // is registered, and every change of interest is an epoll_ctl call, counted
 // by CtlCalls. Options.Exclusive adds EPOLLEXCLUSIVE to every registration.
+//
+// Imports: pipebench and internal/waitcall, as every backend; never another
+// backend.
 package epoll
 
 import (
@@ -13,7 +16,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/pipebench/pipebench/internal/waitutil"
+	"github.com/pipebench/pipebench/internal/waitcall"
 	"github.com/pipebench/pipebench/pipebench"
 	"golang.org/x/sys/unix"
 )
@@ -102,7 +105,7 @@ func (b *backend) Add(fd int, tag int32) error {
 		return fmt.Errorf("epoll_ctl add fd %d: %w", fd, err)
 	}
 	if b.oneShot {
-		b.disarmed = waitutil.Grow(b.disarmed, fd, false)
+		b.disarmed = waitcall.Grow(b.disarmed, fd, false)
 		b.disarmed[fd] = false
 	}
 	return nil
@@ -120,7 +123,7 @@ func (b *backend) Remove(fd int, tag int32) error {
 
 func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	if len(ready) == 0 {
-		return 0, waitutil.ErrNoRoom
+		return 0, waitcall.ErrNoRoom
 	}
 	if b.oneShot {
 		if err := b.rearm(); err != nil {
@@ -128,10 +131,10 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 		}
 	}
 	events := b.events[:min(len(ready), len(b.events))]
-	n, err := b.wait(events, waitutil.Millis(timeout))
+	n, err := b.wait(events, waitcall.Millis(timeout))
 	if err == unix.EINTR {
-		n, err = waitutil.RetryEINTR(timeout, func(d time.Duration) (int, error) {
-			return b.wait(events, waitutil.Millis(d))
+		n, err = waitcall.RetryEINTR(timeout, func(d time.Duration) (int, error) {
+			return b.wait(events, waitcall.Millis(d))
 		})
 	}
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/pipebenchtest"
+	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
 
 func TestEpoll(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pipebench/pipebench/internal/waitutil"
+	"github.com/pipebench/pipebench/internal/waitcall"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
@@ -28,7 +28,7 @@ func open(o pipebench.Options) (pipebench.Backend, error) {
 	}
 	return &backend{
 		pipes: make([]*pipe, 0, o.Pipes),
-		index: waitutil.Grow[int32](nil, o.MaxFD, -1),
+		index: waitcall.Grow[int32](nil, o.MaxFD, -1),
 	}, nil
 }
 
@@ -38,7 +38,7 @@ func (b *backend) Add(fd int, tag int32) error {
 	if fd < 0 {
 		return fmt.Errorf("gonet add fd %d: negative descriptor", fd)
 	}
-	b.index = waitutil.Grow(b.index, fd, -1)
+	b.index = waitcall.Grow(b.index, fd, -1)
 	if i := b.index[fd]; i >= 0 {
 		return fmt.Errorf("gonet add fd %d: already registered with tag %d", fd, b.pipes[i].tag)
 	}

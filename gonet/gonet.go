@@ -19,6 +19,9 @@
 // goroutine returns credits in one write per read (there is no readiness
 // call to batch them by). Settings about a readiness call or a reader
 // thread (-churn, -delay, -cpu) are refused by pipebench.Config.Validate.
+//
+// Imports: pipebench and internal/waitcall, as every backend; never another
+// backend.
 package gonet
 
 import "github.com/pipebench/pipebench/pipebench"

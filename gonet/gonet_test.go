@@ -12,7 +12,7 @@ import (
 
 	"github.com/pipebench/pipebench/gonet"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/pipebenchtest"
+	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
 
 // TestMain lets this test binary serve as its own writer process.

@@ -7,4 +7,7 @@
 // The Backend interface is the contract every mechanism implements; Run is
 // the whole benchmark. The hot loop only increments counters: no allocation,
 // lock, channel operation or clock read per event.
+//
+// Imports: stats and internal/osthread; never a backend, stats/report or an
+// experiment.
 package pipebench

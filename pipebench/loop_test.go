@@ -7,7 +7,7 @@ import (
 
 	"github.com/pipebench/pipebench/epoll"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/pipebenchtest"
+	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 	"github.com/pipebench/pipebench/poll"
 	fdselect "github.com/pipebench/pipebench/select"
 	"github.com/pipebench/pipebench/uring"

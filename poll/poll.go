@@ -3,6 +3,9 @@
 // every call, which scans all of it. Its cost grows with the number of
 // registered descriptors, not with the number that are ready; that is the
 // point of measuring it.
+//
+// Imports: pipebench and internal/waitcall, as every backend; never another
+// backend.
 package poll
 
 import (
@@ -11,7 +14,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/pipebench/pipebench/internal/waitutil"
+	"github.com/pipebench/pipebench/internal/waitcall"
 	"github.com/pipebench/pipebench/pipebench"
 	"golang.org/x/sys/unix"
 )
@@ -43,7 +46,7 @@ func open(o pipebench.Options) (pipebench.Backend, error) {
 	return &backend{
 		fds:   make([]unix.PollFd, 0, o.Pipes),
 		tags:  make([]int32, 0, o.Pipes),
-		index: waitutil.Grow[int32](nil, o.MaxFD, -1),
+		index: waitcall.Grow[int32](nil, o.MaxFD, -1),
 	}, nil
 }
 
@@ -51,7 +54,7 @@ func (b *backend) Add(fd int, tag int32) error {
 	if fd < 0 {
 		return fmt.Errorf("poll add fd %d: negative descriptor", fd)
 	}
-	b.index = waitutil.Grow(b.index, fd, -1)
+	b.index = waitcall.Grow(b.index, fd, -1)
 	if i := b.index[fd]; i >= 0 {
 		return fmt.Errorf("poll add fd %d: already registered with tag %d", fd, b.tags[i])
 	}
@@ -75,9 +78,9 @@ func (b *backend) Remove(fd int, tag int32) error {
 
 func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	if len(ready) == 0 {
-		return 0, waitutil.ErrNoRoom
+		return 0, waitcall.ErrNoRoom
 	}
-	n, err := waitutil.RetryEINTR(timeout, b.poll)
+	n, err := waitcall.RetryEINTR(timeout, b.poll)
 	if err != nil {
 		return 0, fmt.Errorf("poll %d fds: %w", len(b.fds), err)
 	}

@@ -3,7 +3,7 @@ package poll
 import (
 	"testing"
 
-	"github.com/pipebench/pipebench/pipebenchtest"
+	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
 
 func TestPoll(t *testing.T) { pipebenchtest.TestBackend(t, Factory) }

@@ -4,6 +4,9 @@
 // kernel scans every descriptor below nfds and the caller scans the bitmap
 // it returns. The bitmap is sized from Options.MaxFD, not fixed at
 // FD_SETSIZE (1024) as unix.FdSet is, so descriptors above 1024 work.
+//
+// Imports: pipebench and internal/waitcall, as every backend; never another
+// backend.
 package fdselect
 
 import (
@@ -13,7 +16,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/pipebench/pipebench/internal/waitutil"
+	"github.com/pipebench/pipebench/internal/waitcall"
 	"github.com/pipebench/pipebench/pipebench"
 	"golang.org/x/sys/unix"
 )
@@ -51,9 +54,9 @@ func open(o pipebench.Options) (pipebench.Backend, error) {
 // grow makes room for descriptor fd in all three tables.
 func (b *backend) grow(fd int) {
 	w := fd / 64
-	b.interest = waitutil.Grow(b.interest, w, 0)
-	b.work = waitutil.Grow(b.work, len(b.interest)-1, 0)
-	b.tags = waitutil.Grow(b.tags, len(b.interest)*64-1, -1)
+	b.interest = waitcall.Grow(b.interest, w, 0)
+	b.work = waitcall.Grow(b.work, len(b.interest)-1, 0)
+	b.tags = waitcall.Grow(b.tags, len(b.interest)*64-1, -1)
 }
 
 func (b *backend) registered(fd int) bool {
@@ -97,9 +100,9 @@ func (b *backend) highest() int {
 
 func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	if len(ready) == 0 {
-		return 0, waitutil.ErrNoRoom
+		return 0, waitcall.ErrNoRoom
 	}
-	n, err := waitutil.RetryEINTR(timeout, b.pselect)
+	n, err := waitcall.RetryEINTR(timeout, b.pselect)
 	if err != nil {
 		return 0, fmt.Errorf("pselect6 nfds %d: %w", b.nfds, err)
 	}

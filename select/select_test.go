@@ -3,7 +3,7 @@ package fdselect
 import (
 	"testing"
 
-	"github.com/pipebench/pipebench/pipebenchtest"
+	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
 
 func TestSelect(t *testing.T) { pipebenchtest.TestBackend(t, Factory) }

@@ -11,4 +11,6 @@
 // gonum.org/v1/gonum/stat/distuv); this package only decides what to ask them
 // and what to do with the edge cases they leave open (empty and one-element
 // samples, which would otherwise produce NaN, which JSON cannot carry).
+//
+// Imports: gonum and HdrHistogram; no package of pipebench's.
 package stats

@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/pipebench/pipebench/internal/waitutil"
+	"github.com/pipebench/pipebench/internal/waitcall"
 	"github.com/pipebench/pipebench/pipebench"
 	"golang.org/x/sys/unix"
 )
@@ -96,7 +96,7 @@ func open(o pipebench.Options, multi bool) (pipebench.Backend, error) {
 		ring:  r,
 		multi: multi,
 		regs:  make([]reg, o.Pipes),
-		byFD:  waitutil.Grow[int32](nil, o.MaxFD, -1),
+		byFD:  waitcall.Grow[int32](nil, o.MaxFD, -1),
 		rearm: make([]int32, 0, o.Pipes),
 	}, nil
 }
@@ -105,11 +105,11 @@ func (b *backend) Add(fd int, tag int32) error {
 	if fd < 0 || tag < 0 {
 		return fmt.Errorf("io_uring add fd %d tag %d: negative", fd, tag)
 	}
-	b.byFD = waitutil.Grow(b.byFD, fd, -1)
+	b.byFD = waitcall.Grow(b.byFD, fd, -1)
 	if t := b.byFD[fd]; t >= 0 {
 		return fmt.Errorf("io_uring add fd %d: already registered with tag %d", fd, t)
 	}
-	b.regs = waitutil.Grow(b.regs, int(tag), reg{})
+	b.regs = waitcall.Grow(b.regs, int(tag), reg{})
 	if cap(b.rearm) < len(b.regs) {
 		b.rearm = append(make([]int32, 0, len(b.regs)), b.rearm...)
 	}
@@ -186,7 +186,7 @@ func (b *backend) Remove(fd int, tag int32) error {
 // reported without a system call when nothing is queued.
 func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	if len(ready) == 0 {
-		return 0, waitutil.ErrNoRoom
+		return 0, waitcall.ErrNoRoom
 	}
 	b.call++
 	if err := b.rearmAll(); err != nil {
@@ -228,7 +228,7 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 		if timeout < 0 {
 			continue
 		}
-		// As waitutil.RetryEINTR does, the clock starts only now, so that
+		// As waitcall.RetryEINTR does, the clock starts only now, so that
 		// the ordinary path reads none: such a wait may last up to one
 		// extra timeout, never less than asked.
 		if start.IsZero() {

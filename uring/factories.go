@@ -12,6 +12,9 @@
 // EPOLLONESHOT. Registration changes are queued and submitted with the next
 // wait, in the same system call. When io_uring is disabled or missing, Open
 // fails with one line saying why (see avail.go).
+//
+// Imports: pipebench and internal/waitcall, as every backend; never another
+// backend.
 package uring
 
 import "github.com/pipebench/pipebench/pipebench"

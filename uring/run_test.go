@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/pipebenchtest"
+	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
 
 // TestMain lets this test binary serve as its own writer process.

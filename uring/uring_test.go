@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/pipebenchtest"
+	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
 
 // openOrSkip opens a backend of the variant, skipping the test, saying

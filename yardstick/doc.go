@@ -9,4 +9,7 @@
 // ratio of their median evts/sec. The package has no Go code besides its
 // test, which builds the program with gcc and checks its output, its token
 // accounting and its descriptor budgets (never its speed). See README.md.
+//
+// Imports: nothing; it is a C program, compare.sh and a test that builds
+// both.
 package yardstick

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pipebench/pipebench/envinfo"
+	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/report"
+	"github.com/pipebench/pipebench/stats/report"
 )
 
 // Exit statuses.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pipebench/pipebench/herd"
+	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/pipebench"
 )
 

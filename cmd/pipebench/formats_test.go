@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pipebench/pipebench/report"
-	"github.com/pipebench/pipebench/report/reporttest"
+	"github.com/pipebench/pipebench/stats/report"
+	"github.com/pipebench/pipebench/stats/report/reporttest"
 )
 
 const shortRun = "-n 20 -l 2 -writer self -d 500ms -i 100ms"

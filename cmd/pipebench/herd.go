@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/pipebench/pipebench/envinfo"
-	"github.com/pipebench/pipebench/herd"
+	"github.com/pipebench/pipebench/experiment/herd"
+	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/report"
+	"github.com/pipebench/pipebench/stats/report"
 )
 
 func init() {

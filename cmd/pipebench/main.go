@@ -9,7 +9,10 @@
 // containermaxprocs=0 keeps the runtime from holding two cgroup files open
 // for the whole run (Go 1.25+): at -n 9996 in one process every descriptor
 // counts. GOMAXPROCS is then the CPU count unless set in the environment.
-
+//
+// Imports: every package of pipebench's; backends.go is the one place that
+// knows every backend.
+//
 //go:debug containermaxprocs=0
 package main
 
@@ -18,7 +21,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/pipebench/pipebench/herd"
+	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/pipebench"
 )
 

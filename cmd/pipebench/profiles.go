@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/google/pprof/profile"
+	pprofile "github.com/google/pprof/profile"
 
-	"github.com/pipebench/pipebench/perfprof"
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats/profile"
 )
 
 // topRows is how many symbols the table after a profiled run shows, as many
@@ -30,7 +30,7 @@ type profileFlags struct {
 
 func (pf *profileFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&pf.cpu, "cpuprofile", "", "write the Go CPU profile of the measured window to this file (pprof, labelled with backend, writer, pipes, role)")
-	fs.StringVar(&pf.kernel, "kprofile", "", "write kernel and user stacks of the measured window, recorded with perf (package "+perfprof.Package+"), to this file (pprof)")
+	fs.StringVar(&pf.kernel, "kprofile", "", "write kernel and user stacks of the measured window, recorded with perf (package "+profile.Package+"), to this file (pprof)")
 }
 
 // check refuses, before any work, profiles that cannot be written or
@@ -54,7 +54,7 @@ func (pf *profileFlags) check(count int) error {
 		}
 	}
 	if pf.kernel != "" {
-		if err := perfprof.Check(); err != nil {
+		if err := profile.Check(); err != nil {
 			return fmt.Errorf("-kprofile: %w", err)
 		}
 	}
@@ -87,7 +87,7 @@ type profiler struct {
 	start, end time.Time
 	cpu        bytes.Buffer
 	cpuOn      bool
-	rec        *perfprof.Recorder
+	rec        *profile.Recorder
 	err        error         // the first failure to start or stop
 	abort      chan struct{} // closed on a failure to start: the run ends
 	done       chan struct{} // closed by finish
@@ -144,7 +144,7 @@ func (p *profiler) begin(s pipebench.Setup) {
 		if s.WriterPID != s.PID {
 			pids = append(pids, s.WriterPID)
 		}
-		rec, err := perfprof.Start(pids)
+		rec, err := profile.Start(pids)
 		if err != nil {
 			p.fail(fmt.Errorf("-kprofile: %w", err))
 			return
@@ -221,7 +221,7 @@ func (p *profiler) finishKernel() error {
 	if s.WriterPID != s.PID {
 		procs[s.WriterPID] = "writer"
 	}
-	prof, err := p.rec.Profile(perfprof.Options{Roles: roles, Processes: procs})
+	prof, err := p.rec.Profile(profile.Options{Roles: roles, Processes: procs})
 	if err != nil {
 		return err
 	}
@@ -238,7 +238,7 @@ func (p *profiler) finishCPU() error {
 	if err := os.WriteFile(p.flags.cpu, data, 0o644); err != nil {
 		return err
 	}
-	prof, err := profile.ParseData(data)
+	prof, err := pprofile.ParseData(data)
 	if err != nil {
 		return fmt.Errorf("read back the Go CPU profile: %w", err)
 	}
@@ -246,7 +246,7 @@ func (p *profiler) finishCPU() error {
 	return printTop(p.tables, title, prof, topRows, "")
 }
 
-func writeProfile(path string, prof *profile.Profile) error {
+func writeProfile(path string, prof *pprofile.Profile) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err

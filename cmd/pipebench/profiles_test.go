@@ -8,22 +8,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/pprof/profile"
+	pprofile "github.com/google/pprof/profile"
 
-	"github.com/pipebench/pipebench/perfprof"
+	"github.com/pipebench/pipebench/stats/profile"
 )
 
 const profiledRun = "-n 50 -l 4 -d 400ms -i 100ms"
 
 // readProfile parses a profile file the command wrote.
-func readProfile(t *testing.T, path string) *profile.Profile {
+func readProfile(t *testing.T, path string) *pprofile.Profile {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := profile.Parse(f)
+	p, err := pprofile.Parse(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestCPUProfile(t *testing.T) {
 
 // TestKernelProfile runs a short real -kprofile run, when perf can record.
 func TestKernelProfile(t *testing.T) {
-	if err := perfprof.Check(); err != nil {
+	if err := profile.Check(); err != nil {
 		t.Skipf("perf cannot record here, so -kprofile is untested end to end: %v", err)
 	}
 	t.Chdir(t.TempDir())
@@ -92,7 +92,7 @@ func TestKernelProfile(t *testing.T) {
 		roles[s.Label["role"][0]] += s.Value[0]
 		procs[s.Label["process"][0]] += s.Value[0]
 		for _, l := range s.Location {
-			if l.Mapping != nil && l.Mapping.File == perfprof.KernelMapping && len(l.Line) > 0 && strings.Contains(l.Line[0].Function.Name, "epoll") {
+			if l.Mapping != nil && l.Mapping.File == profile.KernelMapping && len(l.Line) > 0 && strings.Contains(l.Line[0].Function.Name, "epoll") {
 				kernelEpoll = true
 			}
 		}
@@ -152,7 +152,7 @@ func TestKprofileWithoutPerf(t *testing.T) {
 
 // TestTopCommand prints the tables of the perf fixture, converted.
 func TestTopCommand(t *testing.T) {
-	fixture, err := filepath.Abs("../../perfprof/testdata/pipebench-process.perf-script.txt")
+	fixture, err := filepath.Abs("../../stats/profile/testdata/pipebench-process.perf-script.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestTopCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := perfprof.Parse(f, perfprof.Options{
+	p, err := profile.Parse(f, profile.Options{
 		Roles:     map[int]string{23757: "reader", 23760: "writer"},
 		Processes: map[int]string{23751: "main", 23760: "writer"},
 	})
@@ -206,7 +206,7 @@ pb 7/7 1.000250: 250000 cpu-clock:
 pb 7/7 1.000500: 250000 cpu-clock:
 	a8ae main.main (/tmp/pp/pipebench)
 `
-	p, err := perfprof.Parse(strings.NewReader(text), perfprof.Options{})
+	p, err := profile.Parse(strings.NewReader(text), profile.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/pipebenchtest"
+	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 	"github.com/pipebench/pipebench/uring"
 )
 

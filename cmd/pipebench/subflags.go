@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/pipebench/pipebench/report"
+	"github.com/pipebench/pipebench/stats/report"
 )
 
 // parseSub parses a subcommand's flags. It prints the help and returns

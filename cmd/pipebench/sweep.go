@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipebench/pipebench/experiment/sweep"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/plot"
-	"github.com/pipebench/pipebench/sweep"
+	"github.com/pipebench/pipebench/stats/report/plot"
 )
 
 func init() {

@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/experiment/sweep"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/sweep"
 )
 
 func TestSweepBadInput(t *testing.T) {

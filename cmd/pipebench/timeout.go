@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pipebench/pipebench/envinfo"
-	"github.com/pipebench/pipebench/report"
-	"github.com/pipebench/pipebench/timeouts"
+	"github.com/pipebench/pipebench/experiment/timeout"
+	"github.com/pipebench/pipebench/internal/envinfo"
+	"github.com/pipebench/pipebench/stats/report"
 )
 
 func init() {
@@ -63,7 +63,7 @@ func (f durationList) Set(s string) error {
 }
 
 // mechanismList is a comma-separated list of mechanism names.
-type mechanismList struct{ v *[]timeouts.Mechanism }
+type mechanismList struct{ v *[]timeout.Mechanism }
 
 func (f mechanismList) String() string {
 	if f.v == nil {
@@ -77,9 +77,9 @@ func (f mechanismList) String() string {
 }
 
 func (f mechanismList) Set(s string) error {
-	var ms []timeouts.Mechanism
+	var ms []timeout.Mechanism
 	for _, part := range strings.Split(s, ",") {
-		m, err := timeouts.ParseMechanism(strings.TrimSpace(part))
+		m, err := timeout.ParseMechanism(strings.TrimSpace(part))
 		if err != nil {
 			return err
 		}
@@ -91,15 +91,15 @@ func (f mechanismList) Set(s string) error {
 
 func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	fs := flag.NewFlagSet("timeout", flag.ContinueOnError)
-	cfg := timeouts.Config{
-		Timeouts:   append([]time.Duration(nil), timeouts.DefaultTimeouts...),
-		Mechanisms: timeouts.Mechanisms(),
+	cfg := timeout.Config{
+		Timeouts:   append([]time.Duration(nil), timeout.DefaultTimeouts...),
+		Mechanisms: timeout.Mechanisms(),
 		Samples:    100,
 	}
 	var format string
-	fs.Var(durationList{&cfg.Timeouts, timeouts.MaxTimeout}, "timeouts", "requested timeouts, comma-separated")
+	fs.Var(durationList{&cfg.Timeouts, timeout.MaxTimeout}, "timeouts", "requested timeouts, comma-separated")
 	fs.Var(mechanismList{&cfg.Mechanisms}, "mechanisms", "mechanisms to measure, comma-separated")
-	fs.Var(intFlag{&cfg.Samples, 1, timeouts.MaxSamples, "samples"}, "samples", "samples per mechanism and timeout")
+	fs.Var(intFlag{&cfg.Samples, 1, timeout.MaxSamples, "samples"}, "samples", "samples per mechanism and timeout")
 	fs.Var(durationFlag{&cfg.Slack, time.Nanosecond, "leaves the thread's timer slack as inherited", time.Second}, "slack",
 		"timer slack (PR_SET_TIMERSLACK) of the measuring thread")
 	formatFlag(fs, &format)
@@ -113,8 +113,8 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	if format == "text" {
 		fmt.Fprintf(stdout, "timeout: %d mechanisms x %d timeouts, %d samples each\n", len(cfg.Mechanisms), len(cfg.Timeouts), cfg.Samples)
 	}
-	res, err := timeouts.Run(cfg)
-	var cfgErr *timeouts.ConfigError
+	res, err := timeout.Run(cfg)
+	var cfgErr *timeout.ConfigError
 	if errors.As(err, &cfgErr) {
 		return usageError(stderr, fmt.Errorf("timeout: %w", err))
 	}
@@ -129,7 +129,7 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 type timeoutDoc struct {
 	Tool    string    `json:"tool"`
 	Started time.Time `json:"started"`
-	*timeouts.Result
+	*timeout.Result
 	Environment envinfo.Environment `json:"environment"`
 }
 

@@ -10,11 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/pprof/profile"
+	pprofile "github.com/google/pprof/profile"
 
-	"github.com/pipebench/pipebench/perfprof"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/proftop"
+	"github.com/pipebench/pipebench/stats/profile"
 )
 
 func init() {
@@ -30,7 +29,7 @@ func topCommand(args []string, stdout, stderr io.Writer, _ <-chan struct{}) int 
 	fs.SetOutput(io.Discard)
 	rows := topRows
 	fs.Var(intFlag{&rows, 1, 1000000, "rows"}, "rows", "symbols to show")
-	roles := []string{pipebench.RoleReader, pipebench.RoleWriter, pipebench.RoleSelf, perfprof.OtherRole}
+	roles := []string{pipebench.RoleReader, pipebench.RoleWriter, pipebench.RoleSelf, profile.OtherRole}
 	role := new(string)
 	fs.Var(choiceFlag{role, func(s string) error {
 		if !slices.Contains(roles, s) {
@@ -55,7 +54,7 @@ func topCommand(args []string, stdout, stderr io.Writer, _ <-chan struct{}) int 
 	if err != nil {
 		return usageError(stderr, fmt.Errorf("top: %w", err))
 	}
-	prof, err := profile.Parse(f)
+	prof, err := pprofile.Parse(f)
 	f.Close()
 	if err != nil {
 		return usageError(stderr, fmt.Errorf("top: %s is not a pprof profile: %w", path, err))
@@ -68,7 +67,7 @@ func topCommand(args []string, stdout, stderr io.Writer, _ <-chan struct{}) int 
 }
 
 // describePeriod says what one sample stands for: "cpu-clock every 250µs".
-func describePeriod(p *profile.Profile) string {
+func describePeriod(p *pprofile.Profile) string {
 	if p.PeriodType == nil || p.Period == 0 {
 		return "no sampling period"
 	}
@@ -81,27 +80,27 @@ func describePeriod(p *profile.Profile) string {
 // printTop prints the table oprofile printed: the symbols the samples were
 // taken in, with their samples and share, after a line that sums the
 // profile up by role and by kernel against user space.
-func printTop(w io.Writer, title string, p *profile.Profile, rows int, role string) error {
-	index, err := proftop.SampleIndex(p, "samples")
+func printTop(w io.Writer, title string, p *pprofile.Profile, rows int, role string) error {
+	index, err := profile.SampleIndex(p, "samples")
 	if err != nil {
 		return err
 	}
-	var match proftop.Match
+	var match profile.Match
 	if role != "" {
-		match = proftop.LabelIs("role", role)
+		match = profile.LabelIs("role", role)
 	}
-	flat := proftop.Flat(p, index, match)
+	flat := profile.Flat(p, index, match)
 	if role != "" {
 		title += ", role " + role
 	}
 	fmt.Fprintf(w, "--- %s\n", title)
 	fmt.Fprintf(w, "%d samples", flat.Total)
-	if byRole := proftop.ByLabel(p, index, "role", match); len(byRole.Rows) > 1 || (len(byRole.Rows) == 1 && byRole.Rows[0].Name != "") {
+	if byRole := profile.ByLabel(p, index, "role", match); len(byRole.Rows) > 1 || (len(byRole.Rows) == 1 && byRole.Rows[0].Name != "") {
 		fmt.Fprintf(w, "; by role %s", shares(byRole))
 	}
 	var kernel float64
-	for _, r := range proftop.ByLeafSpace(p, index, match).Rows {
-		if r.Name == proftop.KernelSpace {
+	for _, r := range profile.ByLeafSpace(p, index, match).Rows {
+		if r.Name == profile.KernelSpace {
 			kernel = r.Share
 		}
 	}
@@ -122,7 +121,7 @@ func printTop(w io.Writer, title string, p *profile.Profile, rows int, role stri
 }
 
 // shares formats a table's rows as "reader 48.1%, writer 40.2%".
-func shares(t proftop.Table) string {
+func shares(t profile.Table) string {
 	parts := make([]string, len(t.Rows))
 	for i, r := range t.Rows {
 		name := r.Name

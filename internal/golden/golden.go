@@ -1,6 +1,8 @@
 // Package golden compares test output with files under testdata/, or
 // rewrites them when the test binary runs with -update. Only tests import
 // it: it registers the -update flag.
+//
+// Imports: the standard library only.
 package golden
 
 import (

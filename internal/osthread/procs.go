@@ -8,6 +8,8 @@
 // back when it wakes (with a writer thread that cost 35-40% of evts/sec).
 // To the scheduler such a thread is always running; LendPs gives the rest of
 // the program the Ps it had before.
+//
+// Imports: the standard library only.
 package osthread
 
 import (

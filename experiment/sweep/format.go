@@ -1,0 +1,251 @@
+package sweep
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/pipebench/pipebench/stats/report"
+)
+
+// Formats are the output formats Write knows.
+var Formats = []string{"text", "json", "csv"}
+
+// Write writes the sweep in format (one of Formats) with the given ratio
+// columns.
+func Write(w io.Writer, format string, r *Result, ratios []Ratio) error {
+	switch format {
+	case "text":
+		return WriteText(w, r, ratios)
+	case "json":
+		return WriteJSON(w, r, ratios)
+	case "csv":
+		return WriteCSV(w, r, ratios)
+	}
+	return fmt.Errorf("unknown format %q: want %s", format, strings.Join(Formats, ", "))
+}
+
+// WriteText writes the table of median evts/sec, the samples-per-call
+// table when it varies, then the points that were skipped, not run or
+// failed, each with its reason.
+func WriteText(w io.Writer, r *Result, ratios []Ratio) error {
+	ew := &errWriter{w: w}
+	t := EventsTable(r, ratios)
+	ew.printf("%s, %d warm-up interval(s) left out %s\n", t.What, r.Settings.Warmup, settingsNote(r))
+	writeGrid(ew, t)
+	if noisy(t) {
+		ew.printf("* noisy: the run's evts/sec varied more than 5%% between intervals\n")
+	}
+	if st, vary := SamplesTable(r); vary {
+		ew.printf("\n%s over each whole run %s\n", st.What, settingsNote(r))
+		writeGrid(ew, st)
+	}
+	blank := "\n" // one blank line before the first list
+	list := func(title string, ms []Missing) {
+		if len(ms) == 0 {
+			return
+		}
+		ew.printf("%s%s:\n", blank, title)
+		blank = ""
+		for _, m := range ms {
+			ew.printf("  %s: %s\n", m.Key, m.Reason)
+		}
+	}
+	list("skipped", r.Skipped)
+	if r.Failure != nil {
+		list("failed", []Missing{*r.Failure})
+	}
+	list("not run", r.NotRun)
+	return ew.err
+}
+
+func settingsNote(r *Result) string {
+	s := r.Settings
+	h := fmt.Sprintf("(-d %s per point, -i %s, writer %s", s.Duration, s.Interval, s.Writer)
+	if len(r.Grid.InFlight) == 1 {
+		h += fmt.Sprintf(", -l %d", r.Grid.InFlight[0])
+	}
+	return h + ")"
+}
+
+func noisy(t Table) bool {
+	for _, row := range t.Rows {
+		for _, c := range row.Cells {
+			if c.State == Measured && c.Noisy {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writeGrid lays a table out in right-aligned columns.
+func writeGrid(ew *errWriter, t Table) {
+	header := []string{"pipes"}
+	if t.ByInFlight {
+		header = append(header, "l")
+	}
+	header = append(header, t.Backends...)
+	for _, ra := range t.Ratios {
+		header = append(header, ra.String())
+	}
+	lines := [][]string{header}
+	for _, row := range t.Rows {
+		line := []string{strconv.Itoa(row.Pipes)}
+		if t.ByInFlight {
+			line = append(line, strconv.Itoa(row.InFlight))
+		}
+		for _, c := range row.Cells {
+			line = append(line, cellText(c, t.What))
+		}
+		for _, rv := range row.Ratios {
+			line = append(line, ratioText(rv))
+		}
+		lines = append(lines, line)
+	}
+	width := make([]int, len(header))
+	for _, l := range lines {
+		for i, f := range l {
+			width[i] = max(width[i], len(f))
+		}
+	}
+	for _, l := range lines {
+		var b strings.Builder
+		for i, f := range l {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			fmt.Fprintf(&b, "%*s", width[i], f)
+		}
+		ew.printf("%s\n", b.String())
+	}
+}
+
+func cellText(c Cell, what string) string {
+	switch c.State {
+	case Skipped:
+		return "skipped"
+	case NotRun:
+		return "-"
+	}
+	s := strconv.FormatFloat(c.Value, 'f', 0, 64)
+	if what != "median evts/sec" {
+		s = strconv.FormatFloat(c.Value, 'g', 4, 64)
+	}
+	if c.Noisy {
+		s += "*"
+	}
+	return s
+}
+
+func ratioText(rv RatioValue) string {
+	switch {
+	case !rv.OK:
+		return "-"
+	case rv.Value >= 100:
+		return strconv.FormatFloat(rv.Value, 'f', 0, 64)
+	case rv.Value >= 10:
+		return strconv.FormatFloat(rv.Value, 'f', 1, 64)
+	}
+	return strconv.FormatFloat(rv.Value, 'f', 2, 64)
+}
+
+// jsonRow is one table row keyed by column name, so that a missing cell is
+// simply absent.
+type jsonRow struct {
+	Pipes        int                `json:"pipes"`
+	InFlight     int                `json:"in_flight"`
+	EventsPerSec map[string]float64 `json:"evts_per_sec"`
+	Skipped      []string           `json:"skipped,omitempty"`
+	Ratios       map[string]float64 `json:"ratios,omitempty"`
+}
+
+// WriteJSON writes one document: the grid, the shared settings, every
+// point with its statistics, the skipped and not-run points with their
+// reasons, any failure, and the table rows with their ratios.
+func WriteJSON(w io.Writer, r *Result, ratios []Ratio) error {
+	t := EventsTable(r, ratios)
+	rows := make([]jsonRow, 0, len(t.Rows))
+	for _, row := range t.Rows {
+		jr := jsonRow{Pipes: row.Pipes, InFlight: row.InFlight, EventsPerSec: map[string]float64{}}
+		for i, c := range row.Cells {
+			switch c.State {
+			case Measured:
+				jr.EventsPerSec[t.Backends[i]] = c.Value
+			case Skipped:
+				jr.Skipped = append(jr.Skipped, t.Backends[i])
+			}
+		}
+		for i, rv := range row.Ratios {
+			if rv.OK {
+				if jr.Ratios == nil {
+					jr.Ratios = map[string]float64{}
+				}
+				jr.Ratios[t.Ratios[i].String()] = rv.Value
+			}
+		}
+		rows = append(rows, jr)
+	}
+	doc := struct {
+		*Result
+		Ratios []string  `json:"ratio_columns"`
+		Table  []jsonRow `json:"table"`
+	}{Result: r, Table: rows}
+	for _, ra := range ratios {
+		doc.Ratios = append(doc.Ratios, ra.String())
+	}
+	if err := report.WriteJSON(w, doc); err != nil {
+		return fmt.Errorf("write sweep json: %w", err)
+	}
+	return nil
+}
+
+// WriteCSV writes the table: pipes, in_flight, one column per backend
+// (median evts/sec; empty when skipped or not run), then the ratios.
+func WriteCSV(w io.Writer, r *Result, ratios []Ratio) error {
+	t := EventsTable(r, ratios)
+	cw := csv.NewWriter(w)
+	header := append([]string{"pipes", "in_flight"}, t.Backends...)
+	for _, ra := range ratios {
+		header = append(header, ra.String())
+	}
+	cw.Write(header)
+	for _, row := range t.Rows {
+		rec := []string{strconv.Itoa(row.Pipes), strconv.Itoa(row.InFlight)}
+		for _, c := range row.Cells {
+			v := ""
+			if c.State == Measured {
+				v = strconv.FormatFloat(c.Value, 'f', 0, 64)
+			}
+			rec = append(rec, v)
+		}
+		for _, rv := range row.Ratios {
+			v := ""
+			if rv.OK {
+				v = strconv.FormatFloat(rv.Value, 'g', 6, 64)
+			}
+			rec = append(rec, v)
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return fmt.Errorf("write sweep csv: %w", err)
+	}
+	return nil
+}
+
+// errWriter keeps the first write error, so that a table is written without
+// checking every line.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, a ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, a...)
+	}
+}

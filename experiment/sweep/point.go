@@ -1,0 +1,98 @@
+package sweep
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats/report"
+)
+
+// Key names one point of a sweep.
+type Key struct {
+	Backend  string `json:"backend"`
+	Pipes    int    `json:"pipes"`
+	InFlight int    `json:"in_flight"`
+}
+
+func (k Key) String() string {
+	return fmt.Sprintf("%s at %d pipes, -l %d", k.Backend, k.Pipes, k.InFlight)
+}
+
+// Grid is the lists a sweep crosses. Its points run row by row: pipes in
+// ascending order, then tokens in flight, then backends in the order given,
+// so that a sweep cut short leaves whole rows behind.
+type Grid struct {
+	Backends []string `json:"backends"`
+	Pipes    []int    `json:"pipes"`
+	InFlight []int    `json:"in_flight"`
+}
+
+// Keys lists every point of the grid in the order it runs. Pipes and tokens
+// in flight are taken in ascending order whatever order they were given in.
+func (g Grid) Keys() []Key {
+	pipes, inflight := sorted(g.Pipes), sorted(g.InFlight)
+	keys := make([]Key, 0, len(g.Backends)*len(pipes)*len(inflight))
+	for _, n := range pipes {
+		for _, l := range inflight {
+			for _, b := range g.Backends {
+				keys = append(keys, Key{Backend: b, Pipes: n, InFlight: l})
+			}
+		}
+	}
+	return keys
+}
+
+func sorted(xs []int) []int {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s
+}
+
+// Job is one point and the run configuration that measures it.
+type Job struct {
+	Key    Key
+	Config pipebench.Config
+}
+
+// Point is what one run of a sweep measured.
+type Point struct {
+	Key
+	// Writer is the writer the run used (auto resolved).
+	Writer string `json:"writer"`
+	// EventsPerSec is the median evts/sec over the intervals after warm-up;
+	// CILow..CIHigh the 95% confidence interval of the mean; CV the
+	// coefficient of variation, Noisy when above report.NoisyCV.
+	EventsPerSec float64 `json:"evts_per_sec"`
+	CILow        float64 `json:"ci_low"`
+	CIHigh       float64 `json:"ci_high"`
+	CV           float64 `json:"cv"`
+	Noisy        bool    `json:"noisy"`
+	// Intervals is how many intervals the median is taken over.
+	Intervals    int     `json:"intervals"`
+	TokensPerSec float64 `json:"tokens_per_sec"`
+	// SamplesPerCall is events per non-empty readiness call over the run;
+	// SamplesApply is false for mechanisms without a readiness call.
+	SamplesPerCall float64          `json:"samples_per_call"`
+	SamplesApply   bool             `json:"samples_per_call_applies"`
+	Tokens         pipebench.Tokens `json:"tokens"`
+}
+
+// NewPoint summarises one finished run.
+func NewPoint(k Key, res *pipebench.Result, warmup int) Point {
+	s := report.Summarize(res, warmup)
+	e := s.EventsPerSec
+	return Point{
+		Key: k, Writer: res.Setup.Writer.String(),
+		EventsPerSec: e.Median, CILow: e.CILow, CIHigh: e.CIHigh, CV: e.CV, Noisy: e.Noisy,
+		Intervals: e.N, TokensPerSec: s.TokensPerSec,
+		SamplesPerCall: s.SamplesPerCall, SamplesApply: s.Applies,
+		Tokens: res.Tokens,
+	}
+}
+
+// Missing is a point of the grid that has no measurement, and why.
+type Missing struct {
+	Key
+	Reason string `json:"reason"`
+}

@@ -1,0 +1,252 @@
+package timeout
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"golang.org/x/sys/unix"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/pipebench/pipebench/internal/osthread"
+)
+
+// DefaultTimeouts are the requests measured unless told otherwise.
+var DefaultTimeouts = []time.Duration{
+	50 * time.Microsecond, 100 * time.Microsecond, 500 * time.Microsecond,
+	time.Millisecond, 5 * time.Millisecond,
+}
+
+// Limits of a configuration: every sample sleeps, so the product of the
+// two is the run's length.
+const (
+	MaxSamples = 100000
+	MaxTimeout = time.Second
+)
+
+// Config is one timeout-precision measurement.
+type Config struct {
+	// Timeouts are the requests (default DefaultTimeouts), each in (0, 1s].
+	Timeouts []time.Duration
+	// Mechanisms to measure (default all, in their order).
+	Mechanisms []Mechanism
+	// Samples per mechanism and timeout (default 100).
+	Samples int
+	// Slack, when > 0, sets the measuring thread's timer slack
+	// (PR_SET_TIMERSLACK) for the run; 0 leaves it as inherited (50µs by
+	// default). poll, select and epoll sleep with that slack (or 0.1% of the
+	// timeout, if more); a timerfd does not.
+	Slack time.Duration
+	// Stop, when closed, ends the run after the sample in progress.
+	Stop <-chan struct{}
+}
+
+// Validate reports the first setting that cannot run, naming its flag.
+func (c *Config) Validate() error {
+	for _, d := range c.Timeouts {
+		if d <= 0 || d > MaxTimeout {
+			return fmt.Errorf("-timeouts %v: want durations above 0 and at most %v", d, MaxTimeout)
+		}
+	}
+	for _, m := range c.Mechanisms {
+		if m < 0 || m >= numMechanisms {
+			return fmt.Errorf("-mechanisms %v: unknown mechanism", m)
+		}
+	}
+	if c.Samples < 0 || c.Samples > MaxSamples {
+		return fmt.Errorf("-samples %d: want 1 to %d samples per point", c.Samples, MaxSamples)
+	}
+	if c.Slack < 0 {
+		return fmt.Errorf("-slack %v: want a duration >= 0 (0 leaves the timer slack alone)", c.Slack)
+	}
+	return nil
+}
+
+func (c *Config) withDefaults() Config {
+	d := *c
+	if len(d.Timeouts) == 0 {
+		d.Timeouts = DefaultTimeouts
+	}
+	if len(d.Mechanisms) == 0 {
+		d.Mechanisms = Mechanisms()
+	}
+	if d.Samples == 0 {
+		d.Samples = 100
+	}
+	return d
+}
+
+// Point is one mechanism at one requested timeout.
+type Point struct {
+	Mechanism Mechanism     `json:"mechanism"`
+	Requested time.Duration `json:"requested_ns"`
+	// Samples were measured; Interrupted more were cut short by a signal
+	// (EINTR) and discarded.
+	Samples     int `json:"samples"`
+	Interrupted int `json:"interrupted"`
+	// Overshoot quantiles (gonum's stat.Empirical: the smallest sample with
+	// at least that share of the samples at or below it), minimum, maximum
+	// and mean.
+	Min  time.Duration `json:"min_ns"`
+	P50  time.Duration `json:"p50_ns"`
+	P99  time.Duration `json:"p99_ns"`
+	Max  time.Duration `json:"max_ns"`
+	Mean time.Duration `json:"mean_ns"`
+	// Overshoots are every sample's, in the order taken.
+	Overshoots []time.Duration `json:"-"`
+}
+
+// Result is a measurement: one Point per mechanism and timeout, mechanism
+// by mechanism, timeouts in the order asked.
+type Result struct {
+	Points []Point `json:"points"`
+	// Samples per point asked for; Interrupted is set when Stop ended the
+	// run early (points then hold fewer).
+	Samples     int  `json:"samples"`
+	Interrupted bool `json:"interrupted"`
+	// TimerSlack is the measuring thread's timer slack during the run.
+	TimerSlack time.Duration `json:"timer_slack_ns"`
+	Elapsed    time.Duration `json:"elapsed_ns"`
+}
+
+// ConfigError is a configuration that cannot run, found before any work.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// maxInterrupted bounds the discarded samples of one point, so that a
+// stream of signals ends the run instead of prolonging it forever.
+const maxInterrupted = 1000
+
+// Run measures every mechanism at every timeout, on one locked OS thread.
+func Run(c Config) (*Result, error) {
+	cfg := c.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, &ConfigError{err}
+	}
+	// The thread's slack is the thread's: keep this goroutine on it, and
+	// put the slack back before the thread serves anyone else.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	// The thread sleeps in raw system calls (rawWait): lend the runtime a P
+	// for it, as the harness does for its reader.
+	_, release := osthread.LendPs(1)
+	defer release()
+	slack, err := timerSlack()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Slack > 0 {
+		if err := setTimerSlack(cfg.Slack); err != nil {
+			return nil, err
+		}
+		defer setTimerSlack(slack)
+		if slack, err = timerSlack(); err != nil {
+			return nil, err
+		}
+	}
+	in, err := newIdle()
+	if err != nil {
+		return nil, err
+	}
+	defer in.close()
+	res := &Result{Samples: cfg.Samples, TimerSlack: slack}
+	sleepers := make([]sleeper, len(cfg.Mechanisms))
+	for i, m := range cfg.Mechanisms {
+		s, err := newSleeper(m, in)
+		if err != nil {
+			return nil, fmt.Errorf("%v: %w", m, err)
+		}
+		defer s.close()
+		sleepers[i] = s
+		for _, d := range cfg.Timeouts {
+			res.Points = append(res.Points, Point{Mechanism: m, Requested: d, Overshoots: make([]time.Duration, 0, cfg.Samples)})
+		}
+	}
+	t0 := time.Now()
+	err = measure(&cfg, sleepers, res)
+	res.Elapsed = time.Since(t0)
+	for i := range res.Points {
+		summarize(&res.Points[i])
+	}
+	return res, err
+}
+
+// measure takes the samples round by round: each round visits every point
+// once, starting one point further on than the round before.
+func measure(cfg *Config, sleepers []sleeper, res *Result) error {
+	nt := len(cfg.Timeouts)
+	for round := range cfg.Samples {
+		select {
+		case <-cfg.Stop:
+			res.Interrupted = true
+			return nil
+		default:
+		}
+		for k := range res.Points {
+			i := (round + k) % len(res.Points)
+			p := &res.Points[i]
+			if err := sample(sleepers[i/nt], p); err != nil {
+				return fmt.Errorf("%v, %v timeout: %w", p.Mechanism, p.Requested, err)
+			}
+		}
+	}
+	return nil
+}
+
+// sample adds one overshoot to p, retrying a sleep a signal cut short.
+func sample(s sleeper, p *Point) error {
+	for {
+		t0 := time.Now()
+		err := s.sleep(p.Requested)
+		took := time.Since(t0)
+		if errors.Is(err, unix.EINTR) {
+			p.Interrupted++
+			if p.Interrupted > maxInterrupted {
+				return fmt.Errorf("more than %d sleeps interrupted by signals", maxInterrupted)
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		p.Overshoots = append(p.Overshoots, took-p.Requested)
+		p.Samples++
+		return nil
+	}
+}
+
+// summarize fills p's quantiles from its samples.
+func summarize(p *Point) {
+	if len(p.Overshoots) == 0 {
+		return
+	}
+	xs := make([]float64, len(p.Overshoots))
+	for i, d := range p.Overshoots {
+		xs[i] = float64(d)
+	}
+	slices.Sort(xs)
+	q := func(f float64) time.Duration { return time.Duration(stat.Quantile(f, stat.Empirical, xs, nil)) }
+	p.Min, p.Max = time.Duration(xs[0]), time.Duration(xs[len(xs)-1])
+	p.P50, p.P99 = q(0.5), q(0.99)
+	p.Mean = time.Duration(stat.Mean(xs, nil))
+}
+
+// timerSlack is the calling thread's timer slack.
+func timerSlack() (time.Duration, error) {
+	ns, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
+	if err != nil {
+		return 0, fmt.Errorf("prctl PR_GET_TIMERSLACK: %w", err)
+	}
+	return time.Duration(ns), nil
+}
+
+func setTimerSlack(d time.Duration) error {
+	if err := unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(d), 0, 0, 0); err != nil {
+		return fmt.Errorf("prctl PR_SET_TIMERSLACK %v: %w", d, err)
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package timeout_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pipebench/pipebench/experiment/timeout"
+)
+
+func TestNeverEarly(t *testing.T) {
+	cfg := timeout.Config{Timeouts: []time.Duration{50 * time.Microsecond, 300 * time.Microsecond, 1500 * time.Microsecond}, Samples: 8}
+	res, err := timeout.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := len(timeout.Mechanisms()) * len(cfg.Timeouts); len(res.Points) != want {
+		t.Fatalf("%d points, want %d", len(res.Points), want)
+	}
+	for _, p := range res.Points {
+		if p.Samples != cfg.Samples || len(p.Overshoots) != cfg.Samples {
+			t.Errorf("%v %v: %d samples (%d kept), want %d", p.Mechanism, p.Requested, p.Samples, len(p.Overshoots), cfg.Samples)
+		}
+		// The kernel never wakes a timed wait early.
+		for i, o := range p.Overshoots {
+			if o < 0 {
+				t.Errorf("%v %v: sample %d woke %v early", p.Mechanism, p.Requested, i, -o)
+			}
+		}
+		if !(p.Min <= p.P50 && p.P50 <= p.P99 && p.P99 <= p.Max) || p.Min != slices.Min(p.Overshoots) || p.Max != slices.Max(p.Overshoots) {
+			t.Errorf("%v %v: quantiles out of order: %+v", p.Mechanism, p.Requested, p)
+		}
+		if p.Mechanism == timeout.EpollWait && p.Requested == 50*time.Microsecond && p.Min < 950*time.Microsecond {
+			// epoll_wait counts whole milliseconds: 50µs must become 1ms.
+			t.Errorf("epoll_wait for 50µs overshot by only %v; its millisecond rounding should add at least 950µs", p.Min)
+		}
+	}
+}
+
+func TestOrderAndSlack(t *testing.T) {
+	ms := []timeout.Mechanism{timeout.Timerfd, timeout.Ppoll}
+	ds := []time.Duration{200 * time.Microsecond, 20 * time.Microsecond}
+	res, err := timeout.Run(timeout.Config{Mechanisms: ms, Timeouts: ds, Samples: 3, Slack: time.Microsecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range res.Points {
+		got = append(got, p.Mechanism.String()+" "+p.Requested.String())
+	}
+	want := []string{"epoll+timerfd 200µs", "epoll+timerfd 20µs", "ppoll 200µs", "ppoll 20µs"}
+	if !slices.Equal(got, want) {
+		t.Errorf("points %q, want %q", got, want)
+	}
+	if res.TimerSlack != time.Microsecond {
+		t.Errorf("timer slack %v during the run, want the 1µs asked for", res.TimerSlack)
+	}
+}
+
+func TestStop(t *testing.T) {
+	stop := make(chan struct{})
+	close(stop)
+	res, err := timeout.Run(timeout.Config{Samples: 1000, Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Points[0].Samples != 0 {
+		t.Errorf("a stopped run went on: interrupted %v, %d samples", res.Interrupted, res.Points[0].Samples)
+	}
+}
+
+func TestBadConfig(t *testing.T) {
+	cases := []struct {
+		name, flag string
+		cfg        timeout.Config
+	}{
+		{"zero-timeout", "-timeouts", timeout.Config{Timeouts: []time.Duration{0}}},
+		{"long-timeout", "-timeouts", timeout.Config{Timeouts: []time.Duration{2 * time.Second}}},
+		{"samples", "-samples", timeout.Config{Samples: -1}},
+		{"mechanism", "-mechanisms", timeout.Config{Mechanisms: []timeout.Mechanism{42}}},
+		{"slack", "-slack", timeout.Config{Slack: -time.Second}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := timeout.Run(c.cfg)
+			var ce *timeout.ConfigError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.flag) {
+				t.Errorf("got %v, want a ConfigError naming %s", err, c.flag)
+			}
+		})
+	}
+}
+
+func TestParseMechanism(t *testing.T) {
+	for _, m := range timeout.Mechanisms() {
+		got, err := timeout.ParseMechanism(m.String())
+		if err != nil || got != m {
+			t.Errorf("ParseMechanism(%q) = %v, %v", m, got, err)
+		}
+	}
+	if _, err := timeout.ParseMechanism("kqueue"); err == nil || !strings.Contains(err.Error(), "epoll_pwait2") {
+		t.Errorf("ParseMechanism(kqueue) = %v, want an error listing the mechanisms", err)
+	}
+}

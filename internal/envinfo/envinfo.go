@@ -1,0 +1,144 @@
+// Package envinfo records the machine a result was measured on: kernel,
+// CPU, cores, Go, descriptor limits, CPU vulnerability mitigations and the
+// clock source. Every result carries it, because only ratios measured on
+// one machine in one run carry across machines.
+//
+// Imports: golang.org/x/sys/unix; no package of pipebench's.
+package envinfo
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Environment is what a result was measured on.
+type Environment struct {
+	Kernel      string `json:"kernel"`       // uname release
+	KernelBuild string `json:"kernel_build"` // uname version
+	Arch        string `json:"arch"`
+	CPUModel    string `json:"cpu_model"`
+	Cores       int    `json:"cores"`
+	GoVersion   string `json:"go_version"`
+	GOMAXPROCS  int    `json:"gomaxprocs"`
+	// FDSoft and FDHard are RLIMIT_NOFILE when the environment was read.
+	FDSoft uint64 `json:"fd_soft_limit"`
+	FDHard uint64 `json:"fd_hard_limit"`
+	// Mitigations maps each CPU vulnerability to the kernel's status line.
+	Mitigations map[string]string `json:"mitigations"`
+	ClockSource string            `json:"clock_source"`
+	// Missing lists what could not be read, so that a gap is never silent.
+	Missing []string `json:"missing,omitempty"`
+}
+
+// Read reads the environment of this machine.
+func Read() Environment { return ReadFS(os.DirFS("/")) }
+
+// ReadFS reads the environment with /proc and /sys taken from root (tests
+// pass a fixture); uname, rlimits and the Go runtime come from this process.
+func ReadFS(root fs.FS) Environment {
+	e := Environment{
+		Arch:       runtime.GOARCH,
+		Cores:      runtime.NumCPU(),
+		GoVersion:  runtime.Version(),
+		GOMAXPROCS: runtime.GOMAXPROCS(0),
+	}
+	var u unix.Utsname
+	if err := unix.Uname(&u); err == nil {
+		e.Kernel = unix.ByteSliceToString(u.Release[:])
+		e.KernelBuild = unix.ByteSliceToString(u.Version[:])
+	} else {
+		e.Missing = append(e.Missing, fmt.Sprintf("uname: %v", err))
+	}
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err == nil {
+		e.FDSoft, e.FDHard = lim.Cur, lim.Max
+	} else {
+		e.Missing = append(e.Missing, fmt.Sprintf("RLIMIT_NOFILE: %v", err))
+	}
+	if m, err := cpuModel(root); err == nil {
+		e.CPUModel = m
+	} else {
+		e.Missing = append(e.Missing, err.Error())
+	}
+	if b, err := fs.ReadFile(root, "sys/devices/system/clocksource/clocksource0/current_clocksource"); err == nil {
+		e.ClockSource = strings.TrimSpace(string(b))
+	} else {
+		e.Missing = append(e.Missing, fmt.Sprintf("clock source: %v", err))
+	}
+	if m, err := mitigations(root); err == nil {
+		e.Mitigations = m
+	} else {
+		e.Missing = append(e.Missing, err.Error())
+	}
+	return e
+}
+
+func cpuModel(root fs.FS) (string, error) {
+	b, err := fs.ReadFile(root, "proc/cpuinfo")
+	if err != nil {
+		return "", fmt.Errorf("cpu model: %w", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "model name", "Model", "cpu model":
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", fmt.Errorf("cpu model: no model name in /proc/cpuinfo")
+}
+
+func mitigations(root fs.FS) (map[string]string, error) {
+	const dir = "sys/devices/system/cpu/vulnerabilities"
+	ents, err := fs.ReadDir(root, dir)
+	if err != nil {
+		return nil, fmt.Errorf("mitigations: %w", err)
+	}
+	m := make(map[string]string, len(ents))
+	for _, ent := range ents {
+		b, err := fs.ReadFile(root, dir+"/"+ent.Name())
+		if err != nil {
+			return nil, fmt.Errorf("mitigations: %w", err)
+		}
+		m[ent.Name()] = strings.TrimSpace(string(b))
+	}
+	return m, nil
+}
+
+// MitigationSummary condenses Mitigations to one line: how many
+// vulnerabilities the kernel mitigates, and which are vulnerable.
+func (e Environment) MitigationSummary() string {
+	if len(e.Mitigations) == 0 {
+		return "unknown"
+	}
+	var mitigated, notAffected int
+	var vulnerable []string
+	for k, v := range e.Mitigations {
+		switch {
+		case strings.HasPrefix(v, "Not affected"):
+			notAffected++
+		case strings.HasPrefix(v, "Vulnerable"):
+			vulnerable = append(vulnerable, k)
+		default:
+			mitigated++
+		}
+	}
+	sort.Strings(vulnerable)
+	s := fmt.Sprintf("%d mitigated, %d not affected", mitigated, notAffected)
+	if len(vulnerable) > 0 {
+		s += ", vulnerable: " + strings.Join(vulnerable, " ")
+	}
+	return s
+}

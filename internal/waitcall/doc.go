@@ -1,0 +1,12 @@
+// Package waitcall holds the few small pieces that every readiness backend
+// needs around its wait call, so that poll, select and epoll do not each
+// carry a copy: the timeout rule of pipebench.Backend turned into a system
+// call argument, the EINTR retry with the time that remains, and tables
+// indexed by descriptor that grow outside the hot loop.
+//
+// Nothing here allocates or reads a clock on the path a Wait takes when no
+// signal interrupts it.
+//
+// Imports: golang.org/x/sys/unix and the standard library; nothing of
+// pipebench's.
+package waitcall

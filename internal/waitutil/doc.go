@@ -1,9 +1,0 @@
-// Package waitutil holds the few small pieces that every readiness backend
-// needs around its wait call, so that poll, select and epoll do not each
-// carry a copy: the timeout rule of pipebench.Backend turned into a system
-// call argument, the EINTR retry with the time that remains, and tables
-// indexed by descriptor that grow outside the hot loop.
-//
-// Nothing here allocates or reads a clock on the path a Wait takes when no
-// signal interrupts it.
-package waitutil

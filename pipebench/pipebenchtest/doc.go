@@ -1,0 +1,14 @@
+// Package pipebenchtest checks, on real pipes, that a pipebench.Backend keeps
+// the contract written on the interface, in the manner of testing/fstest:
+// every backend package calls TestBackend from its own test, and
+// BenchmarkPingPong from its own benchmark, so one suite holds them all to
+// the same rules and the same yardstick.
+//
+// Checks that depend on declared features (EdgeTriggered, OneShot) adapt to
+// them; none asserts a speed. Timed checks assert only lower bounds, with a
+// generous hang guard. Every descriptor the suite makes is closed by
+// t.Cleanup.
+//
+// Imports: pipebench and internal/osthread; backends import it from their
+// tests.
+package pipebenchtest

@@ -1,0 +1,25 @@
+// Package profile holds pipebench's profiles as data: what Linux perf
+// records turned into pprof profiles, so that kernel and user stacks of a
+// benchmark open in `go tool pprof` and its flame graph, and the tables that
+// oprofile printed and the seeds quote (symbols by the samples in which they
+// were the running function), computed from any pprof profile. It prints
+// nothing: stats/report formats the tables.
+//
+// Parse reads the text of `perf script` (run with ScriptArgs) and builds a
+// *pprof.Profile: kernel frames under a [kernel.kallsyms] mapping (a
+// module's under its own), user frames at their run-time addresses under
+// the mappings of their binaries, the recorded program's first (pprof names
+// a profile after it), each sample labelled with its thread's comm, pid,
+// tid and, when the caller names them, its role and process. Parse needs no
+// perf: it is tested on a recorded fixture.
+//
+// Recorder runs `perf record -g` on running processes for a measured window:
+// Start returns once perf has enabled its events, Stop disables them and ends
+// perf, Profile converts the recording. Check says, before any work, whether
+// perf is installed and may record kernel stacks here.
+//
+// Flat, ByLabel and ByLeafSpace group a profile's samples into a Table.
+//
+// Imports: github.com/google/pprof and the standard library; nothing of
+// pipebench's.
+package profile

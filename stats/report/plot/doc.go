@@ -1,0 +1,10 @@
+// Package plot draws a pipebench sweep with gonum.org/v1/plot: evts/sec
+// against pipes on log-log axes, one line per backend, a second panel with
+// samples per call when that varies across the sweep, and, when a reference
+// table is given, the published curves beside ours with every curve divided
+// by its own first point, so that shapes compare across machines decades
+// apart. Figures are built as data (Figure, Series) from a sweep.Result and
+// written as SVG or PNG.
+//
+// Imports: experiment/sweep and gonum/plot.
+package plot

@@ -1,0 +1,113 @@
+package plot
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pipebench/pipebench/experiment/sweep"
+)
+
+// Series is one curve: Y against X. Points where either is not positive
+// cannot sit on a log axis and are left out when drawn.
+type Series struct {
+	Name string
+	X, Y []float64
+}
+
+// Figure is what a scaling plot shows.
+type Figure struct {
+	Title  string
+	XLabel string
+	// Rates are evts/sec curves, one per backend (and tokens in flight).
+	Rates []Series
+	// Reference curves, drawn dashed; when there are any, every curve of
+	// the rates panel is divided by its own first point.
+	Reference []Series
+	// Samples, when not empty, fills a second panel: samples per call.
+	Samples []Series
+}
+
+// FromSweep builds the figure of a sweep: one curve per backend (per
+// backend and tokens in flight when several were swept), samples per call
+// when it varies, and ref's series if ref is not nil.
+func FromSweep(r *sweep.Result, ref *sweep.Ref) Figure {
+	s := r.Settings
+	how := fmt.Sprintf("writer %s, -d %s", s.Writer, s.Duration)
+	if len(r.Grid.InFlight) == 1 {
+		how = fmt.Sprintf("-l %d, %s", r.Grid.InFlight[0], how)
+	}
+	f := Figure{Title: "pipebench sweep (" + how + "): evts/sec against pipes", XLabel: "pipes"}
+	vary := sweep.SamplesVary(r.Points)
+	for _, l := range r.Grid.InFlight {
+		for _, b := range r.Grid.Backends {
+			name := b
+			if len(r.Grid.InFlight) > 1 {
+				name = fmt.Sprintf("%s -l %d", b, l)
+			}
+			rate, samples := Series{Name: name}, Series{Name: name}
+			for _, p := range r.Points {
+				if p.Backend != b || p.InFlight != l {
+					continue
+				}
+				rate.X, rate.Y = append(rate.X, float64(p.Pipes)), append(rate.Y, p.EventsPerSec)
+				if p.SamplesApply {
+					samples.X, samples.Y = append(samples.X, float64(p.Pipes)), append(samples.Y, p.SamplesPerCall)
+				}
+			}
+			if len(rate.X) > 0 {
+				f.Rates = append(f.Rates, rate)
+			}
+			if vary && len(samples.X) > 0 {
+				f.Samples = append(f.Samples, samples)
+			}
+		}
+	}
+	if ref != nil {
+		for _, rs := range ref.Series {
+			name := ref.Label + ": " + rs.Name
+			if !strings.EqualFold(ref.XName, "pipes") {
+				name += " (x = " + ref.XName + ")"
+			}
+			f.Reference = append(f.Reference, Series{Name: name, X: rs.X, Y: rs.Y})
+		}
+	}
+	return f
+}
+
+// drawable keeps the points of s that a log-log plot can show.
+func drawable(s Series) Series {
+	d := Series{Name: s.Name}
+	for i := range min(len(s.X), len(s.Y)) {
+		if s.X[i] > 0 && s.Y[i] > 0 {
+			d.X, d.Y = append(d.X, s.X[i]), append(d.Y, s.Y[i])
+		}
+	}
+	return d
+}
+
+// Normalise divides s by its first drawable point and says by what, in
+// the series' name, so that the absolute figure can still be read.
+func Normalise(s Series) Series {
+	d := drawable(s)
+	if len(d.Y) == 0 {
+		return d
+	}
+	first := d.Y[0]
+	n := Series{Name: fmt.Sprintf("%s (÷ %s at %s)", d.Name, short(first), short(d.X[0])), X: d.X, Y: make([]float64, len(d.Y))}
+	for i, y := range d.Y {
+		n.Y[i] = y / first
+	}
+	return n
+}
+
+// short prints a number in three significant figures with k or M.
+func short(v float64) string {
+	// The thresholds sit where %.3g would round up to the next unit.
+	switch {
+	case v >= 999.5e3:
+		return fmt.Sprintf("%.3gM", v/1e6)
+	case v >= 999.5:
+		return fmt.Sprintf("%.3gk", v/1e3)
+	}
+	return fmt.Sprintf("%.3g", v)
+}

@@ -1,0 +1,206 @@
+package plot
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pipebench/pipebench/experiment/sweep"
+)
+
+// handMade is a sweep of poll and epoll over three pipe counts, with
+// samples per call that grows when vary is set; epoll at 10000 was skipped.
+func handMade(vary bool, inflight ...int) *sweep.Result {
+	if len(inflight) == 0 {
+		inflight = []int{1}
+	}
+	r := &sweep.Result{
+		Grid:     sweep.Grid{Backends: []string{"poll", "epoll"}, Pipes: []int{10, 1000, 10000}, InFlight: inflight},
+		Settings: sweep.Settings{Duration: "3s", Interval: "500ms", Writer: "self"},
+	}
+	rates := map[string][]float64{"poll": {400000, 40000, 900}, "epoll": {570000, 540000, 0}}
+	for _, l := range inflight {
+		for _, b := range r.Grid.Backends {
+			for i, n := range r.Grid.Pipes {
+				k := sweep.Key{Backend: b, Pipes: n, InFlight: l}
+				if rates[b][i] == 0 {
+					r.Skipped = append(r.Skipped, sweep.Missing{Key: k, Reason: "limit"})
+					continue
+				}
+				spc := 1.0
+				if vary {
+					spc = float64(1 + 10*i)
+				}
+				r.Points = append(r.Points, sweep.Point{Key: k, EventsPerSec: rates[b][i] * float64(l), SamplesPerCall: spc, SamplesApply: true})
+			}
+		}
+	}
+	return r
+}
+
+func pipetest() *sweep.Ref {
+	return &sweep.Ref{Label: "pipetest 2002", XName: "pipes", Series: []sweep.RefSeries{
+		{Name: "sys_epoll 0.14", X: []float64{10, 100, 16000}, Y: []float64{285510, 283948, 272928}},
+		{Name: "poll()", X: []float64{10, 100, 16000}, Y: []float64{98469, 16514, 38}},
+	}}
+}
+
+func TestFromSweep(t *testing.T) {
+	f := FromSweep(handMade(false), nil)
+	if len(f.Rates) != 2 || f.Rates[0].Name != "poll" || !reflect.DeepEqual(f.Rates[1].X, []float64{10, 1000}) {
+		t.Errorf("rates %+v: want poll and epoll, epoll without its skipped point", f.Rates)
+	}
+	if f.Samples != nil {
+		t.Errorf("samples per call is 1 everywhere: no second panel, got %+v", f.Samples)
+	}
+	if !strings.Contains(f.Title, "-l 1, writer self, -d 3s") {
+		t.Errorf("title %q does not say how the sweep ran", f.Title)
+	}
+
+	f = FromSweep(handMade(true, 1, 10), pipetest())
+	names := []string{}
+	for _, s := range f.Rates {
+		names = append(names, s.Name)
+	}
+	if want := []string{"poll -l 1", "epoll -l 1", "poll -l 10", "epoll -l 10"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("curves %v, want %v", names, want)
+	}
+	if len(f.Samples) != 4 {
+		t.Errorf("%d samples curves, want 4", len(f.Samples))
+	}
+	if len(f.Reference) != 2 || f.Reference[1].Name != "pipetest 2002: poll()" {
+		t.Errorf("reference %+v", f.Reference)
+	}
+
+	ref := pipetest()
+	ref.XName = "connections"
+	if got := FromSweep(handMade(false), ref).Reference[0].Name; got != "pipetest 2002: sys_epoll 0.14 (x = connections)" {
+		t.Errorf("a reference with another x must say so: %q", got)
+	}
+}
+
+func TestNormalise(t *testing.T) {
+	n := Normalise(Series{Name: "poll()", X: []float64{0, 10, 100, 1000}, Y: []float64{13331, 98469, 16514, 0}})
+	// x = 0 and y = 0 cannot sit on a log axis: the first drawable point is
+	// (10, 98469).
+	if n.Name != "poll() (÷ 98.5k at 10)" {
+		t.Errorf("name %q", n.Name)
+	}
+	if !reflect.DeepEqual(n.X, []float64{10, 100}) || n.Y[0] != 1 || n.Y[1] != 16514.0/98469 {
+		t.Errorf("normalised %v %v", n.X, n.Y)
+	}
+	if e := Normalise(Series{Name: "empty"}); len(e.X) != 0 {
+		t.Errorf("empty series gained points: %+v", e)
+	}
+}
+
+func TestShort(t *testing.T) {
+	cases := map[float64]string{933: "933", 98469: "98.5k", 573338: "573k", 999999: "1M", 1169115: "1.17M", 999.7: "1k", 1.5: "1.5"}
+	for v, want := range cases {
+		if got := short(v); got != want {
+			t.Errorf("short(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+func TestLogTicks(t *testing.T) {
+	labels := func(lo, hi float64) []string {
+		var ls []string
+		for _, tk := range (logTicks{}).Ticks(lo, hi) {
+			if tk.Label != "" {
+				ls = append(ls, tk.Label)
+			}
+		}
+		return ls
+	}
+	if got, want := labels(7, 14000), []string{"10", "100", "1k", "10k"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("decades %v, want %v", got, want)
+	}
+	if got, want := labels(0.0003, 1.6), []string{"0.001", "0.01", "0.1", "1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("fractions %v, want %v", got, want)
+	}
+	if got, want := labels(0.7, 30), []string{"1", "2", "5", "10", "20"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("a short axis %v, want %v", got, want)
+	}
+	if got := (logTicks{}).Ticks(0, 10); got != nil {
+		t.Errorf("a range from 0 cannot be logarithmic: %v", got)
+	}
+}
+
+func TestFormatOf(t *testing.T) {
+	for path, want := range map[string]string{"a.svg": "svg", "docs/scaling.PNG": "png", "a.pdf": "", "svg": ""} {
+		got, err := FormatOf(path)
+		if got != want || (want == "") != (err != nil) {
+			t.Errorf("FormatOf(%q) = %q, %v; want %q", path, got, err, want)
+		}
+	}
+}
+
+func TestSave(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		file   string
+		fig    Figure
+		header string
+		// texts the SVG must hold, and must not.
+		has, hasNot []string
+	}{
+		{file: "plain.svg", fig: FromSweep(handMade(false), nil), header: "<?xml",
+			has: []string{"evts/sec (log)", "pipes (log)", "poll", "epoll"}, hasNot: []string{"samples per call", "÷"}},
+		{file: "ref.svg", fig: FromSweep(handMade(true), pipetest()), header: "<?xml",
+			has: []string{"÷ 570k at 10", "pipetest 2002: poll() (÷ 98.5k at 10)", "samples per call (log)", "each curve divided by its first point"}},
+		{file: "ref.png", fig: FromSweep(handMade(true), pipetest()), header: "\x89PNG\r\n\x1a\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			path := filepath.Join(dir, c.file)
+			if err := Save(path, c.fig); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(b, []byte(c.header)) {
+				t.Fatalf("%s starts %q, want %q", c.file, b[:min(len(b), 16)], c.header)
+			}
+			if len(b) < 1000 {
+				t.Errorf("%s is only %d bytes", c.file, len(b))
+			}
+			for _, s := range c.has {
+				if !bytes.Contains(b, []byte(s)) {
+					t.Errorf("%s lacks %q", c.file, s)
+				}
+			}
+			for _, s := range c.hasNot {
+				if bytes.Contains(b, []byte(s)) {
+					t.Errorf("%s holds %q", c.file, s)
+				}
+			}
+		})
+	}
+}
+
+func TestSaveErrors(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, path string
+		fig        Figure
+		err        string
+	}{
+		{"nothing measured", filepath.Join(dir, "a.svg"), FromSweep(&sweep.Result{Grid: sweep.Grid{Backends: []string{"poll"}, Pipes: []int{10}, InFlight: []int{1}}}, nil), "nothing to plot"},
+		{"bad extension", filepath.Join(dir, "a.pdf"), FromSweep(handMade(false), nil), "want a file name ending in .svg or .png"},
+		{"no such directory", filepath.Join(dir, "missing", "a.svg"), FromSweep(handMade(false), nil), "write plot"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := Save(c.path, c.fig)
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("error %v, want %q", err, c.err)
+			}
+		})
+	}
+}

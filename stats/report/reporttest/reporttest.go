@@ -1,0 +1,255 @@
+// Package reporttest checks the invariants that tie a pipebench run's result
+// to itself and to its summary, and each output format's numbers to both,
+// for the tests of real runs and of the formats. Every check returns the
+// invariants broken, joined, or nil: the caller decides how to fail.
+//
+// The invariants: the ready-per-call histogram holds one value per readiness
+// call and one zero per empty call; the intervals and the tail add up to the
+// totals; every token sent was received or drained; the per-interval and
+// per-event ratios and the evts/sec summary recompute from the counts, with
+// the first -warmup intervals left out, always; the summary across runs
+// recomputes from the runs that are not left out, and a run is left out
+// exactly when it failed, was interrupted before its duration, or has no
+// interval after warm-up or no events.
+//
+// Imports: stats/report, pipebench and stats.
+package reporttest
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats"
+	"github.com/pipebench/pipebench/stats/report"
+)
+
+// checker collects broken invariants.
+type checker struct {
+	what string // prefix of every message: "run 2: "
+	errs []error
+}
+
+func (c *checker) errorf(format string, a ...any) {
+	c.errs = append(c.errs, fmt.Errorf(c.what+format, a...))
+}
+
+func (c *checker) err() error { return errors.Join(c.errs...) }
+
+// eqU checks an exact count.
+func (c *checker) eqU(what string, got, want uint64) {
+	if got != want {
+		c.errorf("%s = %d, want %d", what, got, want)
+	}
+}
+
+// eqF checks a ratio recomputed the way the report computes it: equal to
+// a part in 1e12 (summation order aside).
+func (c *checker) eqF(what string, got, want float64) {
+	if !near(got, want, 1e-12) {
+		c.errorf("%s = %v, recomputed %v", what, got, want)
+	}
+}
+
+// near reports whether a and b agree within rel of the larger.
+func near(a, b, rel float64) bool {
+	return a == b || math.Abs(a-b) <= rel*math.Max(math.Abs(a), math.Abs(b))
+}
+
+func ratio(a, b uint64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// Check returns the invariants that res and its summary s, made with warmup
+// warm-up intervals, break. res may come from JSON, without histograms:
+// then the summary's figures of them are checked alone.
+func Check(res *pipebench.Result, s report.Summary, warmup int) error {
+	c := &checker{}
+	check(c, res, s, warmup)
+	return c.err()
+}
+
+func check(c *checker, res *pipebench.Result, s report.Summary, warmup int) {
+	t := res.Totals
+
+	// The ready-per-call histogram: a value per readiness call, a zero per
+	// empty call, each once.
+	c.eqU("ready/call histogram count (summary)", s.PerCall.Calls, t.Calls)
+	c.eqU("ready/call empty calls (summary)", s.PerCall.Empty, t.EmptyCalls)
+	if h := &res.PerCall; h.Highest() > 0 { // carried (not from JSON)
+		c.eqU("ready/call histogram count", h.Count(), t.Calls)
+		c.eqU("ready/call histogram zeros", h.Zeros(), t.EmptyCalls)
+		c.eqF("ready/call mean", s.PerCall.Mean, h.Mean())
+		c.eqU("ready/call max", s.PerCall.Max, h.Max())
+	}
+	if res.Setup.NoWaitCall && (t.Calls != 0 || s.Applies) {
+		c.errorf("%d readiness calls (samples/call applies: %v) for a mechanism without one", t.Calls, s.Applies)
+	}
+	pc := s.PerCall
+	if !(pc.P50 <= pc.P90 && pc.P90 <= pc.P99 && pc.P99 <= float64(pc.Max)) {
+		c.errorf("ready/call quantiles out of order: p50 %v p90 %v p99 %v max %d", pc.P50, pc.P90, pc.P99, pc.Max)
+	}
+	if t.Calls > 0 && !(pc.Mean >= 0 && pc.Mean <= float64(pc.Max)) {
+		c.errorf("ready/call mean %v outside 0..max %d", pc.Mean, pc.Max)
+	}
+
+	// The intervals, numbered 1..n, and the tail add up to the totals.
+	sum := res.Tail
+	for i, iv := range res.Intervals {
+		if iv.Index != i+1 {
+			c.errorf("interval %d is numbered %d", i+1, iv.Index)
+		}
+		checkInterval(c, iv)
+		sum = sum.Add(iv.Counts)
+	}
+	if sum != t {
+		c.errorf("intervals and tail add up to %+v, totals are %+v", sum, t)
+	}
+
+	// Every token sent was received or drained.
+	tk := res.Tokens
+	c.eqU("tokens received", tk.Received, t.Tokens)
+	if !tk.SentUnknown {
+		if tk.Lost != int64(tk.Sent)-int64(tk.Received)-int64(tk.Drained) {
+			c.errorf("tokens lost %d, but sent %d - received %d - drained %d = %d", tk.Lost, tk.Sent, tk.Received, tk.Drained,
+				int64(tk.Sent)-int64(tk.Received)-int64(tk.Drained))
+		}
+		if tk.Received+tk.Drained != tk.Sent {
+			c.errorf("tokens received %d + drained %d != sent %d", tk.Received, tk.Drained, tk.Sent)
+		}
+	}
+
+	// Per-event ratios, from the totals.
+	c.eqF("calls per event", s.CallsPerEvent, ratio(t.Calls, t.Events))
+	c.eqF("wait syscalls per event", s.WaitSyscallsPerEvent, ratio(t.WaitSyscalls, t.Events))
+	c.eqF("reads per event", s.ReadsPerEvent, ratio(t.Reads+res.WriterReads, t.Events))
+	c.eqF("writes per event", s.WritesPerEvent, ratio(t.Writes+res.WriterWrites, t.Events))
+	c.eqF("ctl per event", s.CtlPerEvent, ratio(t.Ctl, t.Events))
+	c.eqF("writer waits per event", s.WriterWaitsPerEvent, ratio(res.WriterWaits, t.Events))
+	if s.Applies {
+		c.eqF("samples per call", s.SamplesPerCall, ratio(t.Events, t.Calls-t.EmptyCalls))
+	}
+
+	// evts/sec and tokens/sec over the intervals after warm-up, always.
+	if s.Warmup != warmup {
+		c.errorf("summary made with %d warm-up intervals, want %d", s.Warmup, warmup)
+	}
+	measured := res.Intervals[min(warmup, len(res.Intervals)):]
+	xs := make([]float64, len(measured))
+	var toks uint64
+	var secs float64
+	for i, iv := range measured {
+		xs[i] = iv.EventsPerSec
+		toks += iv.Tokens
+		secs += iv.Seconds
+	}
+	want, got := stats.Summarize(xs, report.NoisyCV), s.EventsPerSec
+	if got.N != want.N {
+		c.errorf("evts/sec over %d intervals, want %d of %d after %d warm-up", got.N, want.N, len(res.Intervals), warmup)
+	}
+	c.eqF("evts/sec median", got.Median, want.Median)
+	c.eqF("evts/sec mean", got.Mean, want.Mean)
+	c.eqF("evts/sec sd", got.StdDev, want.StdDev)
+	c.eqF("evts/sec CI low", got.CILow, want.CILow)
+	c.eqF("evts/sec CI high", got.CIHigh, want.CIHigh)
+	c.eqF("tokens/sec", s.TokensPerSec, stats.Rate(toks, secs))
+
+	// Latency: one value per token received.
+	if h := &res.Latency; h.Count() > 0 {
+		c.eqU("latency histogram count", h.Count(), tk.Received)
+	}
+	if l := s.Latency; l != nil {
+		c.eqU("latency tokens (summary)", l.Tokens, tk.Received)
+		if !(l.P50 <= l.P90 && l.P90 <= l.P99 && l.P99 <= l.P999 && l.P999 <= float64(l.Max)*(1+stats.HistRelErr)) {
+			c.errorf("latency quantiles out of order: %+v", *l)
+		}
+	}
+}
+
+// checkInterval checks that an interval's rates recompute from its counts.
+func checkInterval(c *checker, iv pipebench.Interval) {
+	if iv.Seconds <= 0 {
+		c.errorf("interval %d lasted %v s", iv.Index, iv.Seconds)
+		return
+	}
+	c.eqF(fmt.Sprintf("interval %d evts/sec", iv.Index), iv.EventsPerSec, float64(iv.Events)/iv.Seconds)
+	c.eqF(fmt.Sprintf("interval %d tokens/sec", iv.Index), iv.TokensPerSec, float64(iv.Tokens)/iv.Seconds)
+	c.eqF(fmt.Sprintf("interval %d samples per call", iv.Index), iv.SamplesPerCall, ratio(iv.Events, iv.Calls-iv.EmptyCalls))
+	if iv.EmptyCalls > iv.Calls {
+		c.errorf("interval %d: %d empty calls of %d", iv.Index, iv.EmptyCalls, iv.Calls)
+	}
+}
+
+// CheckLevelTriggered returns the invariant a run of a level-triggered
+// backend breaks if it counted ready pipes wrong: the reader reads every
+// ready pipe once, so the ready counts of its calls add up to its events and
+// its reads that found nothing. res must carry its histogram.
+func CheckLevelTriggered(res *pipebench.Result) error {
+	t := res.Totals
+	if got, want := res.PerCall.Sum(), t.Events+t.Spurious; got != want {
+		return fmt.Errorf("ready pipes over all calls %d, want events %d + spurious reads %d", got, t.Events, t.Spurious)
+	}
+	if t.Reads != t.Events+t.Spurious {
+		return fmt.Errorf("reads %d, want events %d + spurious reads %d", t.Reads, t.Events, t.Spurious)
+	}
+	return nil
+}
+
+// LeftOut is the rule that leaves a run out of the summary across runs (and
+// out of the bench format), restated: "" when the run counts.
+func LeftOut(r *report.Run, cfg report.Config) string {
+	switch {
+	case r.Error != "" || r.Result == nil:
+		return "failed"
+	case r.Interrupted && cfg.Duration > 0:
+		return "interrupted"
+	case len(r.Intervals) == 0:
+		return "no full interval"
+	case len(r.Intervals) <= cfg.Warmup:
+		return "no interval after warm-up"
+	case r.Summary.EventsPerSec.Median <= 0:
+		return "no events"
+	}
+	return ""
+}
+
+// CheckDocument checks every run of d (Check) and the summary across runs.
+func CheckDocument(d *report.Document) error {
+	c := &checker{}
+	var xs []float64
+	for i := range d.Runs {
+		r := &d.Runs[i]
+		c.what = fmt.Sprintf("run %d: ", r.Index)
+		if r.Index != i+1 {
+			c.errorf("numbered %d, want %d", r.Index, i+1)
+		}
+		if r.Result != nil {
+			check(c, r.Result, r.Summary, d.Config.Warmup)
+		}
+		want := LeftOut(r, d.Config)
+		if r.LeftOut != want {
+			c.errorf("left out %q, want %q", r.LeftOut, want)
+		}
+		if want == "" {
+			xs = append(xs, r.Summary.EventsPerSec.Median)
+		}
+	}
+	c.what = "across runs: "
+	a, want := d.Summary, stats.Summarize(xs, report.NoisyCV)
+	if a.Runs != len(d.Runs) || a.Summarized != len(xs) || a.LeftOut != len(d.Runs)-len(xs) {
+		c.errorf("runs %d, summarized %d, left out %d; want %d, %d, %d", a.Runs, a.Summarized, a.LeftOut,
+			len(d.Runs), len(xs), len(d.Runs)-len(xs))
+	}
+	if a.EventsPerSec.N != want.N {
+		c.errorf("%d run medians, want %d", a.EventsPerSec.N, want.N)
+	}
+	c.eqF("median of run medians", a.EventsPerSec.Median, want.Median)
+	c.eqF("mean of run medians", a.EventsPerSec.Mean, want.Mean)
+	c.eqF("CI low", a.EventsPerSec.CILow, want.CILow)
+	c.eqF("CI high", a.EventsPerSec.CIHigh, want.CIHigh)
+	return c.err()
+}

@@ -1,0 +1,266 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/pipebench/pipebench/internal/envinfo"
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats"
+)
+
+// Text writes the output everyone knows: a setup line, one line per interval
+// in epoll_pipe_bench's format, then a summary block.
+type Text struct {
+	W      io.Writer
+	count  int
+	noWait bool
+	err    error
+}
+
+func (t *Text) printf(format string, a ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.W, format+"\n", a...)
+	}
+}
+
+// SetupLine formats the line printed once the pipes are ready.
+func SetupLine(s pipebench.Setup) string {
+	how := s.Writer.String()
+	if s.Reason != "" {
+		how += ": " + s.Reason
+	}
+	return fmt.Sprintf("%d %s setup (%s, writer %s)", s.Pipes, channelNoun(s.Source), s.Backend, how)
+}
+
+func channelNoun(s pipebench.Source) string {
+	switch s {
+	case pipebench.SourceUnix:
+		return "unix socketpairs"
+	case pipebench.SourceTCP:
+		return "tcp connections"
+	case pipebench.SourceEventfd:
+		return "eventfds"
+	}
+	return "pipes"
+}
+
+// settings lists the experiment settings of a run, for its summary header.
+func settings(s pipebench.Setup) string {
+	var b strings.Builder
+	if s.Churn > 0 {
+		fmt.Fprintf(&b, ", churn %d", s.Churn)
+	}
+	if s.Delay > 0 {
+		fmt.Fprintf(&b, ", delay %v", s.Delay)
+	}
+	if len(s.CPUs) > 0 {
+		cpus := make([]string, len(s.CPUs))
+		for i, c := range s.CPUs {
+			cpus[i] = strconv.Itoa(c)
+		}
+		fmt.Fprintf(&b, ", cpu %s", strings.Join(cpus, ","))
+	}
+	return b.String()
+}
+
+// IntervalLine formats one interval as epoll_pipe_bench did:
+// "171444 evts/sec 1 samples per call". Without a readiness call the line
+// carries evts/sec alone, as the original's -f did.
+func IntervalLine(iv pipebench.Interval, noWait bool) string {
+	if noWait {
+		return fmt.Sprintf("%.0f evts/sec", iv.EventsPerSec)
+	}
+	return fmt.Sprintf("%.0f evts/sec %s samples per call", iv.EventsPerSec, g6(iv.SamplesPerCall))
+}
+
+// Start notes how many runs will follow.
+func (t *Text) Start(d *Document) error {
+	t.count = d.Config.Count
+	return nil
+}
+
+// Setup prints the setup line (after a run header when there are several).
+func (t *Text) Setup(run int, s pipebench.Setup) error {
+	t.noWait = s.NoWaitCall
+	if t.count > 1 {
+		t.printf("=== run %d of %d", run, t.count)
+	}
+	t.printf("%s", SetupLine(s))
+	return t.err
+}
+
+// Interval prints one interval line.
+func (t *Text) Interval(run int, iv pipebench.Interval) error {
+	t.printf("%s", IntervalLine(iv, t.noWait))
+	return t.err
+}
+
+// RunDone prints the run's summary block.
+func (t *Text) RunDone(r *Run) error {
+	if r.Result == nil {
+		return t.err
+	}
+	res, s := r.Result, r.Summary
+	st := res.Setup
+	inflight := strconv.Itoa(st.InFlight)
+	if st.InFlight == 0 {
+		inflight = "unbounded"
+	}
+	t.printf("--- %s, %d %s, %s tokens in flight, writer %s%s, %s", st.Backend, st.Pipes, channelNoun(st.Source), inflight, st.Writer, settings(st), window(res))
+	switch e, n := s.EventsPerSec, len(res.Intervals); {
+	case e.N > 1:
+		t.printf("evts/sec       median %.0f  mean %.0f  sd %.0f  min %.0f  max %.0f", e.Median, e.Mean, e.StdDev, e.Min, e.Max)
+		t.printf("               95%% CI of mean (within this run) %.0f..%.0f  cv %.1f%%  (%d intervals, %d warm-up left out)", e.CILow, e.CIHigh, e.CV*100, e.N, s.Warmup)
+	case e.N == 1:
+		t.printf("evts/sec       median %.0f  mean %.0f  sd %.0f  min %.0f  max %.0f", e.Median, e.Mean, e.StdDev, e.Min, e.Max)
+		t.printf("               95%% CI of mean n/a, cv n/a  (one interval, %d warm-up left out)", s.Warmup)
+	case n == 0:
+		t.printf("evts/sec       no full interval")
+	default:
+		t.printf("evts/sec       none after warm-up: the run ended after %s (-warmup %d)", plural(n, "interval"), s.Warmup)
+	}
+	if s.EventsPerSec.N > 0 {
+		t.printf("tokens/sec     %.0f", s.TokensPerSec)
+	} else {
+		t.printf("tokens/sec     n/a")
+	}
+	if s.Applies {
+		pc := s.PerCall
+		t.printf("samples/call   %s  (%d readiness calls, %d empty)", g6(s.SamplesPerCall), pc.Calls, pc.Empty)
+		t.printf("ready/call     mean %s  p50 %s  p90 %s  p99 %s  max %d", g4(pc.Mean), sig(pc.P50), sig(pc.P90), sig(pc.P99), pc.Max)
+	} else {
+		t.printf("samples/call   n/a  (no readiness call)")
+	}
+	t.printf("per event      calls %s  wait syscalls %s  reads %s  writes %s  ctl %s  writer waits %s", g4(s.CallsPerEvent), g4(s.WaitSyscallsPerEvent),
+		g4(s.ReadsPerEvent), g4(s.WritesPerEvent), g4(s.CtlPerEvent), g4(s.WriterWaitsPerEvent))
+	if ch := res.Totals.Changes; ch > 0 {
+		t.printf("churn          %d changes, %s ctl calls per change", ch, g4(float64(res.Totals.Ctl)/float64(ch)))
+	}
+	t.printf("%-18s %9s %9s %9s %10s %10s %11s %11s", "cost", "cpu/evt", "user/evt", "sys/evt", "vol cs/s", "invol cs/s", "vol cs/evt", "invol cs/evt")
+	for _, c := range s.Costs {
+		t.printf("  %-16s %9s %9s %9s %10.1f %10.1f %11s %11s", c.Who, Nanos(c.CPUPerEvent), optNanos(c.UserPerEvent), optNanos(c.SystemPerEvent),
+			c.VoluntaryPerSec, c.InvoluntaryPerSec, g4(c.VoluntaryPerEvent), g4(c.InvoluntaryPerEvent))
+	}
+	if l := s.Latency; l != nil {
+		t.printf("latency        p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%d tokens, write to read)",
+			Nanos(l.P50), Nanos(l.P90), Nanos(l.P99), Nanos(l.P999), Nanos(float64(l.Max)), l.Tokens)
+	}
+	tk := res.Tokens
+	if tk.SentUnknown {
+		t.printf("tokens         sent unknown (the writer died before reporting)  received %d  drained %d  lost unknown", tk.Received, tk.Drained)
+	} else {
+		t.printf("tokens         sent %d  received %d  drained %d  lost %d", tk.Sent, tk.Received, tk.Drained, tk.Lost)
+	}
+	t.printf("setup          %d pipes in %s", st.Pipes, Nanos(s.SetupMillis*1e6))
+	for _, w := range s.Warnings {
+		t.printf("warning: %s", w)
+	}
+	return t.err
+}
+
+// Finish prints the summary across runs and the machine.
+func (t *Text) Finish(d *Document) error {
+	if len(d.Runs) > 1 {
+		t.printf("%s", AcrossLine(d))
+		for _, w := range d.Summary.Warnings {
+			t.printf("warning: across runs: %s", w)
+		}
+	}
+	lent := 0
+	for _, r := range d.Runs {
+		if r.Result != nil {
+			lent = r.Setup.LentPs
+			break
+		}
+	}
+	t.printf("machine        %s", MachineLine(d.Environment, lent))
+	return t.err
+}
+
+// AcrossLine formats the summary across runs, saying which runs it leaves
+// out and why: "=== 3 runs, 1 left out (run 3: interrupted): ...".
+func AcrossLine(d *Document) string {
+	sum := d.Summary
+	var out []string
+	for _, r := range d.Runs {
+		if r.LeftOut != "" {
+			out = append(out, fmt.Sprintf("run %d: %s", r.Index, r.LeftOut))
+		}
+	}
+	head := fmt.Sprintf("=== %d runs, none left out", sum.Runs)
+	if len(out) > 0 {
+		head = fmt.Sprintf("=== %d runs, %d left out (%s)", sum.Runs, sum.LeftOut, strings.Join(out, ", "))
+	}
+	a := sum.EventsPerSec
+	switch a.N {
+	case 0:
+		return head + ": no run to summarise"
+	case 1:
+		return fmt.Sprintf("%s: median evts/sec of the one run summarised %.0f", head, a.Median)
+	}
+	return fmt.Sprintf("%s: median evts/sec of %d run medians %.0f  mean %.0f  95%% CI %.0f..%.0f  cv %.1f%%",
+		head, a.N, a.Median, a.Mean, a.CILow, a.CIHigh, a.CV*100)
+}
+
+// MachineLine condenses the environment to one line. lent is how many Ps
+// the run added to GOMAXPROCS while it measured, one per thread that sleeps
+// in raw system calls (internal/osthread), shown as "GOMAXPROCS 2+2".
+func MachineLine(e envinfo.Environment, lent int) string {
+	procs := fmt.Sprintf("GOMAXPROCS %d", e.GOMAXPROCS)
+	if lent > 0 {
+		procs += fmt.Sprintf("+%d lent to the measured threads", lent)
+	}
+	parts := []string{
+		"Linux " + e.Kernel, e.CPUModel, fmt.Sprintf("%d cores", e.Cores), e.GoVersion,
+		procs, fmt.Sprintf("fds %d/%d", e.FDSoft, e.FDHard),
+		"clock " + e.ClockSource, "mitigations " + e.MitigationSummary(),
+	}
+	return strings.Join(parts, ", ")
+}
+
+// g6 prints like C++'s default ostream: six significant digits, no
+// trailing zeros.
+func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+
+func g4(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+
+// sig prints a histogram quantile, already rounded to the digits the
+// histogram holds (stats.HistDigits), without an exponent: 3, 1230.
+func sig(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
+
+// Nanos prints nanoseconds as a duration with three significant digits:
+// 953µs, 1.02ms; 999.6µs is 1ms.
+func Nanos(x float64) string {
+	x = stats.RoundSig(x, 3)
+	switch a := max(x, -x); {
+	case a < 1e3:
+		return fmt.Sprintf("%.0fns", x)
+	case a < 1e6:
+		return fmt.Sprintf("%.3gµs", x/1e3)
+	case a < 1e9:
+		return fmt.Sprintf("%.3gms", x/1e6)
+	case a < 1e12:
+		return fmt.Sprintf("%.3gs", x/1e9)
+	}
+	return fmt.Sprintf("%.0fs", x/1e9)
+}
+
+// optNanos prints Nanos, or "-" for a figure that is not given.
+func optNanos(x *float64) string {
+	if x == nil {
+		return "-"
+	}
+	return Nanos(*x)
+}
+
+func window(res *pipebench.Result) string {
+	d := res.Elapsed.Round(time.Millisecond)
+	if res.Interrupted {
+		return fmt.Sprintf("interrupted after %v", d)
+	}
+	return fmt.Sprintf("%v measured", d)
+}
