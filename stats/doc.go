@@ -7,7 +7,7 @@
 //
 // The package does no I/O and prints nothing: every function is pure and every
 // type is plain data, so it is tested on numbers alone. Formatting belongs to
-// the command. The statistics come from gonum (gonum.org/v1/gonum/stat and
+// stats/report. The statistics come from gonum (gonum.org/v1/gonum/stat and
 // gonum.org/v1/gonum/stat/distuv); this package only decides what to ask them
 // and what to do with the edge cases they leave open (empty and one-element
 // samples, which would otherwise produce NaN, which JSON cannot carry).

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats/profile"
 	"github.com/pipebench/pipebench/stats/report"
 )
 
@@ -74,7 +75,7 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 	fs.Var(choiceFlag{&rf.source, func(s string) error { _, err := pipebench.ParseSource(s); return err }}, "fd", "event source: pipe, unix (socketpair), tcp (loopback) or eventfd")
 	fs.Var(intFlag{&rf.churn, 0, maxPipes, "descriptors"}, "churn", "remove and re-add this many descriptors after every readiness call that returned events")
 	fs.Var(durationFlag{&rf.delay, time.Microsecond, "no delay", time.Second}, "delay", "sleep this long before every readiness call (batching by delay)")
-	fs.Var(cpuListFlag{&rf.cpus}, "cpu", "pin the reader and writer: 0 puts both on CPU 0, 0,1 separates them")
+	fs.Var(cpuList(&rf.cpus), "cpu", "pin the reader and writer: 0 puts both on CPU 0, 0,1 separates them")
 }
 
 func checkBackend(s string) error {
@@ -255,12 +256,9 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 	if of.out == "" && of.format != "text" {
 		tables = stderr
 	}
-	prof := pf.profiler(tables)
+	prof := profile.NewProfiler(pf.cpu, pf.kernel)
 	code := runAll(cfg, rf.warmup, of.count, out, stderr, stop, prof)
-	if err := prof.finish(); err != nil {
-		fmt.Fprintf(stderr, "pipebench: %v\n", err)
-		code = max(code, exitFailed)
-	}
+	code = max(code, finishProfiles(prof, tables, stderr))
 	if err := closeOut(); err != nil && code == exitOK {
 		fmt.Fprintf(stderr, "pipebench: -o %s: %v\n", of.out, err)
 		return exitFailed
@@ -269,7 +267,7 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 }
 
 // runAll runs cfg count times and reports through out.
-func runAll(cfg pipebench.Config, warmup, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}, prof *profiler) int {
+func runAll(cfg pipebench.Config, warmup, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}, prof *profile.Profiler) int {
 	doc := &report.Document{Tool: "pipebench", Started: time.Now().UTC(), Config: report.NewConfig(&cfg, count, warmup), Environment: envinfo.Read()}
 	var outErr error
 	keep := func(err error) {
@@ -283,7 +281,7 @@ func runAll(cfg pipebench.Config, warmup, count int, out report.Writer, stderr i
 	for run := 1; run <= count; run++ {
 		cfg.OnSetup = func(s pipebench.Setup) { keep(out.Setup(run, s)) }
 		cfg.OnInterval = func(iv pipebench.Interval) { keep(out.Interval(run, iv)) }
-		prof.hook(&cfg)
+		prof.Hook(&cfg)
 		res, err := pipebench.Run(cfg)
 		var limitErr *pipebench.LimitError
 		var cfgErr *pipebench.ConfigError

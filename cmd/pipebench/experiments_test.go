@@ -6,9 +6,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/pipebench/pipebench/experiment/herd"
-	"github.com/pipebench/pipebench/pipebench"
 )
 
 func TestHerdOutput(t *testing.T) {
@@ -68,37 +65,6 @@ func TestHerdFormats(t *testing.T) {
 	}
 	if lost := rows[1][len(rows[1])-1]; lost != "0" {
 		t.Errorf("CSV says %s tokens lost", lost)
-	}
-}
-
-// TestHerdRatioNotApplicable: a ratio over a figure of 0 (here, no
-// wake-up with the flag on, and no waiter CPU) reads n/a in the text and is
-// left out of the JSON, never printed as a ratio of 0.
-func TestHerdRatioNotApplicable(t *testing.T) {
-	side := func(exclusive bool, voluntary int64) herd.Side {
-		return herd.Side{
-			Setup:       herd.Setup{Exclusive: exclusive},
-			Totals:      herd.Counts{Tokens: 100, Returns: 100},
-			WaiterUsage: pipebench.Usage{Voluntary: voluntary},
-			Tokens:      pipebench.Tokens{Sent: 100, Received: 100},
-		}
-	}
-	res := &herd.Result{Sides: []herd.Side{side(false, 500), side(true, 0)}}
-	d := newHerdDoc(herd.Config{Waiters: 4, Pipes: 1, InFlight: 1}, herdFlags{}, res)
-	if v, ok := d.Ratios["wakeups_per_token"]; ok {
-		t.Errorf("wake-ups ratio %v over 0 wake-ups with the flag on: want it left out", v)
-	}
-	if v, ok := d.Ratios["returns_per_token"]; !ok || v != 1 {
-		t.Errorf("returns ratio %v (present %v), want 1", v, ok)
-	}
-	var b strings.Builder
-	if err := d.writeText(&b); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`(?m)^wake-ups per token +5 +0 +n/a$`, `(?m)^returns per token +1 +1 +1$`} {
-		if !regexp.MustCompile(want).MatchString(b.String()) {
-			t.Errorf("text does not match %s:\n%s", want, b.String())
-		}
 	}
 }
 

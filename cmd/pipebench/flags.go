@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -87,37 +88,6 @@ func (f uintFlag) Set(s string) error {
 	return nil
 }
 
-// cpuListFlag is one CPU number or two, comma-separated.
-type cpuListFlag struct{ v *[]int }
-
-func (f cpuListFlag) String() string {
-	if f.v == nil {
-		return ""
-	}
-	parts := make([]string, len(*f.v))
-	for i, c := range *f.v {
-		parts[i] = strconv.Itoa(c)
-	}
-	return strings.Join(parts, ",")
-}
-
-func (f cpuListFlag) Set(s string) error {
-	parts := strings.Split(s, ",")
-	if len(parts) > 2 {
-		return fmt.Errorf("want one CPU (reader and writer together) or two (reader,writer), such as 0 or 0,1")
-	}
-	cpus := make([]int, 0, len(parts))
-	for _, p := range parts {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil || n < 0 {
-			return fmt.Errorf("want CPU numbers such as 0 or 0,1")
-		}
-		cpus = append(cpus, n)
-	}
-	*f.v = cpus
-	return nil
-}
-
 // choiceFlag accepts one of a fixed list of words.
 type choiceFlag struct {
 	v     *string
@@ -137,4 +107,88 @@ func (f choiceFlag) Set(s string) error {
 	}
 	*f.v = s
 	return nil
+}
+
+// listFlag is a comma-separated list whose every item is parsed on its own.
+// An empty item is refused, and so is a list of more than max items (when
+// max > 0, saying tooMany), and an item given twice, unless repeats is set:
+// a list of points to measure holds each once, a pair of CPUs may name one
+// twice.
+type listFlag[T any] struct {
+	v       *[]T
+	parse   func(string) (T, error)
+	max     int
+	tooMany string
+	repeats bool
+}
+
+// newListFlag returns f writing to v, set to def.
+func newListFlag[T any](v *[]T, def string, f listFlag[T]) listFlag[T] {
+	f.v = v
+	if err := f.Set(def); err != nil {
+		panic(fmt.Sprintf("default %q: %v", def, err)) // a constant of the caller
+	}
+	return f
+}
+
+func (f listFlag[T]) String() string {
+	if f.v == nil {
+		return ""
+	}
+	items := make([]string, len(*f.v))
+	for i, x := range *f.v {
+		items[i] = fmt.Sprint(x)
+	}
+	return strings.Join(items, ",")
+}
+
+func (f listFlag[T]) Set(s string) error {
+	items := strings.Split(s, ",")
+	if f.max > 0 && len(items) > f.max {
+		return errors.New(f.tooMany)
+	}
+	var out []T
+	seen := map[string]bool{}
+	for _, item := range items {
+		item = strings.TrimSpace(item)
+		switch {
+		case item == "":
+			return fmt.Errorf("empty item: want a comma-separated list with no empty item")
+		case seen[item] && !f.repeats:
+			return fmt.Errorf("%s is listed twice", item)
+		}
+		seen[item] = true
+		x, err := f.parse(item)
+		if err != nil {
+			return err
+		}
+		out = append(out, x)
+	}
+	*f.v = out
+	return nil
+}
+
+// intItem parses one number of a list with intFlag's range and message.
+func intItem(lo, hi int, what string) func(string) (int, error) {
+	return func(s string) (int, error) {
+		var n int
+		if err := (intFlag{&n, lo, hi, what}).Set(s); err != nil {
+			return 0, fmt.Errorf("%q: %w", s, err)
+		}
+		return n, nil
+	}
+}
+
+// cpuList is -cpu: one CPU (reader and writer together) or two (reader,
+// writer); 0,0 names CPU 0 for both, as 0 does.
+func cpuList(v *[]int) listFlag[int] {
+	return listFlag[int]{v: v, max: 2, repeats: true,
+		tooMany: "want one CPU (reader and writer together) or two (reader,writer), such as 0 or 0,1",
+		parse: func(s string) (int, error) {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 0 {
+				return 0, fmt.Errorf("want CPU numbers such as 0 or 0,1")
+			}
+			return n, nil
+		}}
 }

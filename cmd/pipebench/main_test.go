@@ -2,13 +2,13 @@ package main
 
 import (
 	"bytes"
-	"github.com/pipebench/pipebench/internal/golden"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/pipebench/pipebench/experiment/herd"
+	"github.com/pipebench/pipebench/internal/golden"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
@@ -107,6 +107,7 @@ func TestBadInput(t *testing.T) {
 		{"timeout-mechanism-unknown", "timeout -mechanisms kqueue"},
 		{"timeout-slack-negative", "timeout -slack -1us"},
 		{"timeout-format-unknown", "timeout -format xml"},
+		{"timeout-list-twice", "timeout -timeouts 1ms,1ms"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

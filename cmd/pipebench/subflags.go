@@ -32,40 +32,23 @@ func parseSub(fs *flag.FlagSet, args []string, help string, stdout, stderr io.Wr
 	return -1
 }
 
-// subFormats are the output formats of the experiment subcommands.
-var subFormats = []string{"text", "csv", "json"}
-
 // formatFlag registers -format with the experiment subcommands' formats.
 func formatFlag(fs *flag.FlagSet, v *string) {
 	*v = "text"
 	fs.Var(choiceFlag{v, func(s string) error {
-		if !slices.Contains(subFormats, s) {
-			return fmt.Errorf("unknown format %q: want %s", s, strings.Join(subFormats, ", "))
+		if !slices.Contains(report.ExperimentFormats, s) {
+			return fmt.Errorf("unknown format %q: want %s", s, strings.Join(report.ExperimentFormats, ", "))
 		}
 		return nil
-	}}, "format", "output format: "+strings.Join(subFormats, ", "))
-}
-
-// docWriter is a subcommand's result in the formats it offers besides JSON,
-// which is the value itself.
-type docWriter interface {
-	writeText(io.Writer) error
-	writeCSV(io.Writer) error
+	}}, "format", "output format: "+strings.Join(report.ExperimentFormats, ", "))
 }
 
 // finish writes doc (nil when nothing was measured) in format, then turns
 // the run's error and any writing error into the exit status.
-func finish(name string, stdout, stderr io.Writer, format string, doc docWriter, runErr error) int {
+func finish(name string, stdout, stderr io.Writer, format string, doc report.Doc, runErr error) int {
 	var werr error
 	if doc != nil {
-		switch format {
-		case "json":
-			werr = report.WriteJSON(stdout, doc)
-		case "csv":
-			werr = doc.writeCSV(stdout)
-		default:
-			werr = doc.writeText(stdout)
-		}
+		werr = report.WriteDoc(stdout, format, doc)
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "pipebench: %s: %v\n", name, runErr)

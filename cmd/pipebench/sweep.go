@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/sweep"
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats/report"
 	"github.com/pipebench/pipebench/stats/report/plot"
 )
 
@@ -56,10 +56,10 @@ type sweepFlags struct {
 }
 
 func (sf *sweepFlags) register(fs *flag.FlagSet) {
-	fs.Var(newListFlag(&sf.backends, sweepBackends, func(s string) (string, error) { return s, checkBackend(s) }),
+	fs.Var(newListFlag(&sf.backends, sweepBackends, listFlag[string]{parse: func(s string) (string, error) { return s, checkBackend(s) }}),
 		"b", "backends, comma-separated: "+backendNames())
-	fs.Var(newListFlag(&sf.pipes, sweepPipes, intItem(1, maxPipes, "pipes")), "n", "pipes, comma-separated")
-	fs.Var(newListFlag(&sf.inFlight, sweepInFlight, intItem(0, pipebench.MaxInFlight, "tokens")), "l", "tokens in flight, comma-separated (0 = unbounded writer)")
+	fs.Var(newListFlag(&sf.pipes, sweepPipes, listFlag[int]{parse: intItem(1, maxPipes, "pipes")}), "n", "pipes, comma-separated")
+	fs.Var(newListFlag(&sf.inFlight, sweepInFlight, listFlag[int]{parse: intItem(0, pipebench.MaxInFlight, "tokens")}), "l", "tokens in flight, comma-separated (0 = unbounded writer)")
 	formatFlag(fs, &sf.format)
 	fs.StringVar(&sf.plot, "plot", "", "draw evts/sec against pipes (log-log) to this .svg or .png file")
 	fs.StringVar(&sf.ref, "ref", "", "reference table (CSV, see testdata/README.md) drawn on the plot; every curve is then divided by its first point")
@@ -81,9 +81,9 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	if rf.duration == 0 {
 		return bad("-d 0 runs until interrupted: a sweep needs a duration per point, such as -d 3s")
 	}
-	ratios := sweep.DefaultRatios(sf.backends)
+	ratios := report.DefaultRatios(sf.backends)
 	if sf.ratios != "" {
-		rs, err := sweep.ParseRatios(sf.ratios, sf.backends)
+		rs, err := report.ParseRatios(sf.ratios, sf.backends)
 		if err != nil {
 			return bad("-ratios: %v", err)
 		}
@@ -118,14 +118,14 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 		jobs = append(jobs, sweep.Job{Key: k, Config: cfg})
 	}
 
-	fmt.Fprintf(stderr, "sweep: %d points, -d %v each\n", len(jobs), rf.duration)
-	progress := sweep.NewProgress(stderr, sweep.IsTerminal(stderr), len(jobs), rf.duration+200*time.Millisecond)
+	report.WriteSweepStart(stderr, len(jobs), rf.duration)
+	progress := report.NewSweepProgress(stderr, report.IsTerminal(stderr), len(jobs), rf.duration+200*time.Millisecond)
 	res, runErr := sweep.Run(grid, jobs, sweep.Options{Warmup: rf.warmup, Stop: stop, OnEvent: progress.Event, Run: runPoint})
 	progress.Close()
-	fmt.Fprintf(stderr, "sweep: %d measured, %d skipped in %v\n", len(res.Points), len(res.Skipped), res.Elapsed.Round(time.Second))
+	report.WriteSweepCounts(stderr, res)
 
 	code := exitOK
-	if err := sweep.Write(stdout, sf.format, res, ratios); err != nil {
+	if err := report.WriteDoc(stdout, sf.format, report.NewSweepDoc(res, ratios)); err != nil {
 		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", err)
 		code = exitFailed
 	}
@@ -140,9 +140,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 			fmt.Fprintf(stderr, "sweep: plot written to %s\n", sf.plot)
 		}
 	}
-	if res.Interrupted {
-		fmt.Fprintf(stderr, "sweep: interrupted after %d of %d points\n", len(res.Points)+len(res.Skipped), len(jobs))
-	}
+	report.WriteSweepInterrupted(stderr, res, len(jobs))
 	if runErr != nil {
 		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", runErr)
 		return exitFailed
@@ -172,63 +170,4 @@ func checkPlotFile(path string) (cleanup func(), err error) {
 		cleanup = func() { os.Remove(path) }
 	}
 	return cleanup, nil
-}
-
-// listFlag is a comma-separated list whose every item is parsed on its own;
-// an empty item or one given twice is refused.
-type listFlag[T any] struct {
-	v     *[]T
-	parse func(string) (T, error)
-}
-
-func newListFlag[T any](v *[]T, def string, parse func(string) (T, error)) listFlag[T] {
-	f := listFlag[T]{v, parse}
-	if err := f.Set(def); err != nil {
-		panic(fmt.Sprintf("default %q: %v", def, err)) // a constant of this file
-	}
-	return f
-}
-
-func (f listFlag[T]) String() string {
-	if f.v == nil {
-		return ""
-	}
-	items := make([]string, len(*f.v))
-	for i, x := range *f.v {
-		items[i] = fmt.Sprint(x)
-	}
-	return strings.Join(items, ",")
-}
-
-func (f listFlag[T]) Set(s string) error {
-	var out []T
-	seen := map[string]bool{}
-	for _, item := range strings.Split(s, ",") {
-		item = strings.TrimSpace(item)
-		switch {
-		case item == "":
-			return fmt.Errorf("empty item: want a comma-separated list with no empty item")
-		case seen[item]:
-			return fmt.Errorf("%s is listed twice", item)
-		}
-		seen[item] = true
-		x, err := f.parse(item)
-		if err != nil {
-			return err
-		}
-		out = append(out, x)
-	}
-	*f.v = out
-	return nil
-}
-
-// intItem parses one number of a list with intFlag's range and message.
-func intItem(lo, hi int, what string) func(string) (int, error) {
-	return func(s string) (int, error) {
-		var n int
-		if err := (intFlag{&n, lo, hi, what}).Set(s); err != nil {
-			return 0, fmt.Errorf("%q: %w", s, err)
-		}
-		return n, nil
-	}
 }

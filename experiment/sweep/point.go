@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/report"
+	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // Key names one point of a sweep.
@@ -62,7 +62,7 @@ type Point struct {
 	Writer string `json:"writer"`
 	// EventsPerSec is the median evts/sec over the intervals after warm-up;
 	// CILow..CIHigh the 95% confidence interval of the mean; CV the
-	// coefficient of variation, Noisy when above report.NoisyCV.
+	// coefficient of variation, Noisy when above summary.NoisyCV.
 	EventsPerSec float64 `json:"evts_per_sec"`
 	CILow        float64 `json:"ci_low"`
 	CIHigh       float64 `json:"ci_high"`
@@ -80,7 +80,7 @@ type Point struct {
 
 // NewPoint summarises one finished run.
 func NewPoint(k Key, res *pipebench.Result, warmup int) Point {
-	s := report.Summarize(res, warmup)
+	s := summary.Summarize(res, warmup)
 	e := s.EventsPerSec
 	return Point{
 		Key: k, Writer: res.Setup.Writer.String(),
@@ -95,4 +95,20 @@ func NewPoint(k Key, res *pipebench.Result, warmup int) Point {
 type Missing struct {
 	Key
 	Reason string `json:"reason"`
+}
+
+// SamplesVary reports whether samples per call differs across the points
+// by more than 10%.
+func SamplesVary(points []Point) bool {
+	lo, hi := 0.0, 0.0
+	for _, p := range points {
+		if !p.SamplesApply || p.SamplesPerCall <= 0 {
+			continue
+		}
+		if lo == 0 || p.SamplesPerCall < lo {
+			lo = p.SamplesPerCall
+		}
+		hi = max(hi, p.SamplesPerCall)
+	}
+	return lo > 0 && hi > 1.1*lo
 }

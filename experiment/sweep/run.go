@@ -156,3 +156,18 @@ func settingsOf(c pipebench.Config, warmup int) Settings {
 		Writer: c.Writer.String(), Route: c.Route.String(), Seed: c.Seed,
 	}
 }
+
+// ETA estimates the time a sweep still needs at event e: the points left
+// times the mean time of the points done so far (guess before any is done),
+// less what the running point has already taken.
+func ETA(e Event, guess time.Duration) time.Duration {
+	done, running := e.Elapsed, time.Duration(0)
+	if e.Kind == Tick {
+		done, running = e.Elapsed-e.InPoint, e.InPoint
+	}
+	per := guess
+	if e.Done > 0 {
+		per = done / time.Duration(e.Done)
+	}
+	return max(per*time.Duration(e.Total-e.Done)-running, 0)
+}

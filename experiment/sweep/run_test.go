@@ -198,37 +198,3 @@ func TestETA(t *testing.T) {
 		})
 	}
 }
-
-func TestProgressPlainLines(t *testing.T) {
-	var b strings.Builder
-	p := NewProgress(&b, false, 2, time.Second)
-	pt := Point{Key: Key{"epoll", 10, 1}, EventsPerSec: 12345}
-	p.Event(Event{Kind: Started, Key: pt.Key, Total: 2})
-	p.Event(Event{Kind: Tick, Key: pt.Key, Total: 2, Elapsed: time.Second, InPoint: time.Second})
-	p.Event(Event{Kind: Finished, Key: pt.Key, Done: 1, Total: 2, Elapsed: 2 * time.Second, Point: &pt})
-	p.Event(Event{Kind: Finished, Key: Key{"poll", 20000, 1}, Done: 2, Total: 2, Elapsed: 2 * time.Second, Skipped: "needs 40010 descriptors"})
-	p.Close()
-	want := "sweep 1/2 (2s elapsed, ETA 2s): epoll at 10 pipes, -l 1: 12345 evts/sec\n" +
-		"sweep 2/2 (2s elapsed, ETA 0s): poll at 20000 pipes, -l 1: skipped: needs 40010 descriptors\n"
-	if b.String() != want {
-		t.Errorf("progress lines\n got %q\nwant %q", b.String(), want)
-	}
-}
-
-func TestProgressBar(t *testing.T) {
-	var b strings.Builder
-	p := NewProgress(&b, true, 4, time.Second)
-	pt := Point{Key: Key{"epoll", 10, 1}, EventsPerSec: 1}
-	p.Event(Event{Kind: Started, Key: pt.Key, Total: 4})
-	p.Event(Event{Kind: Finished, Key: pt.Key, Done: 1, Total: 4, Elapsed: time.Second, Point: &pt})
-	out := b.String()
-	for _, want := range []string{"(1/4)", "25%", "ETA 3s", "\r"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("bar output %q lacks %q", out, want)
-		}
-	}
-	p.Close()
-	if !strings.HasSuffix(b.String(), "\033[2K\r") {
-		t.Errorf("Close did not clear the bar's line: %q", b.String()[len(out):])
-	}
-}

@@ -20,6 +20,10 @@
 //
 // Flat, ByLabel and ByLeafSpace group a profile's samples into a Table.
 //
-// Imports: github.com/google/pprof and the standard library; nothing of
-// pipebench's.
+// Profiler runs the profiles of one run's measured window: it hooks a
+// pipebench.Config (OnSetup starts them, OnDone stops them) and Finish writes
+// them and returns them as Saved, for stats/report's top tables.
+//
+// Imports: pipebench (the Config hooks, the Setup, the roles) and
+// github.com/google/pprof; no other package of pipebench's.
 package profile

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // Bench writes the Go benchmark format, as `go test -bench -count N` does:
@@ -57,7 +58,7 @@ func Name(s pipebench.Setup) string {
 func (b *Bench) Interval(int, pipebench.Interval) error { return b.err }
 
 // RunDone writes the run's result line, or why it has none.
-func (b *Bench) RunDone(r *Run) error {
+func (b *Bench) RunDone(r *summary.Run) error {
 	if r.LeftOut != "" {
 		b.printf("# run %d: no result line: %s\n", r.Index, r.LeftOut)
 		return b.err
@@ -67,7 +68,7 @@ func (b *Bench) RunDone(r *Run) error {
 }
 
 // BenchLine is the result line of a run that is not left out.
-func BenchLine(r *Run) string {
+func BenchLine(r *summary.Run) string {
 	s := r.Summary
 	var events uint64
 	for _, iv := range r.Intervals[s.Warmup:] {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // CSV writes one row per interval, as the intervals come. The warmup
@@ -96,5 +97,5 @@ func (c *CSV) cpu(t pipebench.CPUTimes) []string {
 	return []string{ns(t.Reader), writer, ns(t.Rest()), ns(t.Process), writerProc}
 }
 
-func (c *CSV) RunDone(*Run) error     { return nil }
-func (c *CSV) Finish(*Document) error { return c.flush() }
+func (c *CSV) RunDone(*summary.Run) error { return nil }
+func (c *CSV) Finish(*Document) error     { return c.flush() }

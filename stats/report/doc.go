@@ -1,7 +1,14 @@
-// Package report turns pipebench results into what people read: the
-// familiar per-interval lines and a summary block. Summarize is pure (numbers
-// in, numbers out); the writers do the formatting, so that every format
-// carries the same figures.
+// Package report holds every output format of every pipebench subcommand:
+// what people read and what tools parse. A run's Document (the model behind
+// the run formats) is written as text (the familiar per-interval lines and a
+// summary block), JSON, CSV or the Go benchmark format, through one Writer
+// interface so that every format carries the same figures; a sweep's table,
+// a herd's settings side by side and a timeout measurement are Docs written
+// as text, CSV or JSON; the top tables of profiles and the machine line are
+// here too. The numbers come computed (stats/summary, stats/profile, the
+// experiments' results): this package only lays them out.
 //
-// Imports: pipebench, stats and internal/envinfo.
+// Imports: stats/summary, stats/profile, experiment/herd, experiment/sweep,
+// experiment/timeout, pipebench, stats and internal/envinfo. No package
+// below it imports it, the command excepted.
 package report

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // Document is everything one invocation measured, the model behind every
@@ -14,8 +15,8 @@ type Document struct {
 	Started     time.Time           `json:"started"`
 	Config      Config              `json:"config"`
 	Environment envinfo.Environment `json:"environment"`
-	Runs        []Run               `json:"runs"`
-	Summary     Across              `json:"summary"`
+	Runs        []summary.Run       `json:"runs"`
+	Summary     summary.Across      `json:"summary"`
 	// Error is the failure that ended the invocation, if any.
 	Error string `json:"error,omitempty"`
 }
@@ -44,29 +45,10 @@ func NewConfig(cfg *pipebench.Config, count, warmup int) Config {
 	}
 }
 
-// Run is one run's result and summary.
-type Run struct {
-	Index int `json:"index"`
-	*pipebench.Result
-	Summary Summary `json:"summary"`
-	Error   string  `json:"error,omitempty"`
-	// LeftOut says why the run is not one of the samples summarised across
-	// runs (and has no line in the bench format); empty when it is one.
-	LeftOut string `json:"left_out,omitempty"`
-}
-
 // AddRun appends a finished run (res may be partial when err is set) and
 // refreshes the summary across runs.
-func (d *Document) AddRun(res *pipebench.Result, err error) *Run {
-	r := Run{Index: len(d.Runs) + 1, Result: res}
-	if res != nil {
-		r.Summary = Summarize(res, d.Config.Warmup)
-	}
-	if err != nil {
-		r.Error = err.Error()
-	}
-	r.LeftOut = leftOut(&r, d.Config.Duration)
-	d.Runs = append(d.Runs, r)
-	d.Summary = SummarizeRuns(d.Runs)
+func (d *Document) AddRun(res *pipebench.Result, err error) *summary.Run {
+	d.Runs = append(d.Runs, summary.NewRun(len(d.Runs)+1, res, err, d.Config.Warmup, d.Config.Duration))
+	d.Summary = summary.SummarizeRuns(d.Runs)
 	return &d.Runs[len(d.Runs)-1]
 }

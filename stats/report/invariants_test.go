@@ -14,6 +14,7 @@ import (
 	"github.com/pipebench/pipebench/stats"
 	"github.com/pipebench/pipebench/stats/report"
 	"github.com/pipebench/pipebench/stats/report/reporttest"
+	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // checkFormats renders d in every format and checks each output's numbers
@@ -94,7 +95,7 @@ func TestRealRunsInvariants(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := reporttest.Check(res, report.Summarize(res, 1), 1); err != nil {
+					if err := reporttest.Check(res, summary.Summarize(res, 1), 1); err != nil {
 						t.Error(err)
 					}
 					if err := reporttest.CheckLevelTriggered(res); err != nil {
@@ -119,7 +120,7 @@ func TestRealRunLatencyInvariants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := report.Summarize(res, 1)
+	s := summary.Summarize(res, 1)
 	if err := reporttest.Check(res, s, 1); err != nil {
 		t.Error(err)
 	}
@@ -132,8 +133,8 @@ func TestRealRunLatencyInvariants(t *testing.T) {
 // result, whose counts are known: 4 intervals of 90000..120000 events, 84000
 // readiness calls of which 8 empty, every full call with 5 pipes ready.
 func TestFixtureNumbers(t *testing.T) {
-	d := report.FixtureDoc()
-	d.AddRun(report.Fixture(), nil)
+	d := reporttest.FixtureDoc()
+	d.AddRun(reporttest.Fixture(), nil)
 	checkFormats(t, d)
 
 	for f, want := range map[string][]string{
@@ -162,12 +163,12 @@ func TestFixtureNumbers(t *testing.T) {
 // an interrupted one, however fast their partial intervals were, says so
 // in every format, and the bench format gives them no line.
 func TestAcrossLeavesOut(t *testing.T) {
-	d := report.FixtureDoc()
+	d := reporttest.FixtureDoc()
 	d.Config.Count = 4
-	d.AddRun(report.Fixture(), nil)
+	d.AddRun(reporttest.Fixture(), nil)
 	// fast is the fixture with ten times the counts.
 	fast := func() *pipebench.Result {
-		r := report.Fixture()
+		r := reporttest.Fixture()
 		var tot pipebench.Counts
 		for i := range r.Intervals {
 			iv := &r.Intervals[i]
@@ -189,7 +190,7 @@ func TestAcrossLeavesOut(t *testing.T) {
 		}
 		return r
 	}
-	d.AddRun(report.Fixture(), nil)
+	d.AddRun(reporttest.Fixture(), nil)
 	d.AddRun(fast(), errors.New("stalled: no event for 2s"))
 	interrupted := fast()
 	interrupted.Interrupted = true
@@ -214,7 +215,7 @@ func TestAcrossLeavesOut(t *testing.T) {
 	}
 
 	// Until interrupted (-d 0), the interrupt is a run's normal end.
-	d0 := report.FixtureDoc()
+	d0 := reporttest.FixtureDoc()
 	d0.Config.Duration = 0
 	d0.AddRun(interrupted, nil)
 	if d0.Runs[0].LeftOut != "" || d0.Summary.Summarized != 1 {
@@ -225,9 +226,9 @@ func TestAcrossLeavesOut(t *testing.T) {
 // TestWarmupRuleEveryFormat: a run that ended within its warm-up has no
 // figures after it in any format, and each says so.
 func TestWarmupRuleEveryFormat(t *testing.T) {
-	d := report.FixtureDoc()
+	d := reporttest.FixtureDoc()
 	d.Config.Warmup = 4
-	d.AddRun(report.Fixture(), nil)
+	d.AddRun(reporttest.Fixture(), nil)
 	checkFormats(t, d)
 	for f, want := range map[string]string{
 		"text":  "evts/sec       none after warm-up: the run ended after 4 intervals (-warmup 4)\n",
@@ -263,27 +264,27 @@ func TestCheckCatches(t *testing.T) {
 		{"a rate off", func(r *pipebench.Result) { r.Intervals[2].EventsPerSec++ }, "interval 3 evts/sec = 110001"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res := report.Fixture()
+			res := reporttest.Fixture()
 			tc.spoil(res)
-			err := reporttest.Check(res, report.Summarize(res, 1), 1)
+			err := reporttest.Check(res, summary.Summarize(res, 1), 1)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Check: %v\nwant an error containing %q", err, tc.want)
 			}
 		})
 	}
-	res := report.Fixture()
-	if err := reporttest.Check(res, report.Summarize(res, 0), 1); err == nil || !strings.Contains(err.Error(), "summary made with 0 warm-up intervals, want 1") {
+	res := reporttest.Fixture()
+	if err := reporttest.Check(res, summary.Summarize(res, 0), 1); err == nil || !strings.Contains(err.Error(), "summary made with 0 warm-up intervals, want 1") {
 		t.Errorf("Check of a summary with another warm-up: %v", err)
 	}
 	// The text of a run whose histogram counted each full call twice.
-	d := report.FixtureDoc()
-	d.AddRun(report.Fixture(), nil)
+	d := reporttest.FixtureDoc()
+	d.AddRun(reporttest.Fixture(), nil)
 	text := strings.Replace(string(renderAll(t, "text", d)), "(84000 readiness calls, 8 empty)", "(167992 readiness calls, 8 empty)", 1)
 	if _, err := reporttest.CheckText(text, 1); err == nil || !strings.Contains(err.Error(), "167992 readiness calls, 8 empty, at 5.00048 samples per call make 840001 events, more than the 462000 tokens received") {
 		t.Errorf("CheckText of a doubled count: %v", err)
 	}
 	// A summary that kept the warm-up of a short run, as the text format did.
-	s := report.Summarize(res, 0)
+	s := summary.Summarize(res, 0)
 	s.Warmup = 5
 	if err := reporttest.Check(res, s, 5); err == nil || !strings.Contains(err.Error(), "evts/sec over 4 intervals, want 0") {
 		t.Errorf("Check of a summary that kept the warm-up: %v", err)

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // JSON writes the whole Document, indented, when the invocation finishes.
@@ -14,7 +15,7 @@ type JSON struct{ W io.Writer }
 func (j *JSON) Start(*Document) error                  { return nil }
 func (j *JSON) Setup(int, pipebench.Setup) error       { return nil }
 func (j *JSON) Interval(int, pipebench.Interval) error { return nil }
-func (j *JSON) RunDone(*Run) error                     { return nil }
+func (j *JSON) RunDone(*summary.Run) error             { return nil }
 
 // Finish writes the document.
 func (j *JSON) Finish(d *Document) error {

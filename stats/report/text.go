@@ -10,6 +10,7 @@ import (
 	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats"
+	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // Text writes the output everyone knows: a setup line, one line per interval
@@ -100,7 +101,7 @@ func (t *Text) Interval(run int, iv pipebench.Interval) error {
 }
 
 // RunDone prints the run's summary block.
-func (t *Text) RunDone(r *Run) error {
+func (t *Text) RunDone(r *summary.Run) error {
 	if r.Result == nil {
 		return t.err
 	}
@@ -121,7 +122,7 @@ func (t *Text) RunDone(r *Run) error {
 	case n == 0:
 		t.printf("evts/sec       no full interval")
 	default:
-		t.printf("evts/sec       none after warm-up: the run ended after %s (-warmup %d)", plural(n, "interval"), s.Warmup)
+		t.printf("evts/sec       none after warm-up: the run ended after %s (-warmup %d)", summary.Plural(n, "interval"), s.Warmup)
 	}
 	if s.EventsPerSec.N > 0 {
 		t.printf("tokens/sec     %.0f", s.TokensPerSec)
@@ -264,3 +265,6 @@ func window(res *pipebench.Result) string {
 	}
 	return fmt.Sprintf("%v measured", d)
 }
+
+// f0 prints a rate as a whole number: 31539.
+func f0(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }

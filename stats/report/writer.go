@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // Writer is one output format. The command calls Start once, then for each
@@ -15,7 +16,7 @@ type Writer interface {
 	Start(d *Document) error
 	Setup(run int, s pipebench.Setup) error
 	Interval(run int, iv pipebench.Interval) error
-	RunDone(run *Run) error
+	RunDone(run *summary.Run) error
 	Finish(d *Document) error
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats"
 	"github.com/pipebench/pipebench/stats/report"
+	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // checker collects broken invariants.
@@ -67,13 +68,13 @@ func ratio(a, b uint64) float64 {
 // Check returns the invariants that res and its summary s, made with warmup
 // warm-up intervals, break. res may come from JSON, without histograms:
 // then the summary's figures of them are checked alone.
-func Check(res *pipebench.Result, s report.Summary, warmup int) error {
+func Check(res *pipebench.Result, s summary.Summary, warmup int) error {
 	c := &checker{}
 	check(c, res, s, warmup)
 	return c.err()
 }
 
-func check(c *checker, res *pipebench.Result, s report.Summary, warmup int) {
+func check(c *checker, res *pipebench.Result, s summary.Summary, warmup int) {
 	t := res.Totals
 
 	// The ready-per-call histogram: a value per readiness call, a zero per
@@ -147,7 +148,7 @@ func check(c *checker, res *pipebench.Result, s report.Summary, warmup int) {
 		toks += iv.Tokens
 		secs += iv.Seconds
 	}
-	want, got := stats.Summarize(xs, report.NoisyCV), s.EventsPerSec
+	want, got := stats.Summarize(xs, summary.NoisyCV), s.EventsPerSec
 	if got.N != want.N {
 		c.errorf("evts/sec over %d intervals, want %d of %d after %d warm-up", got.N, want.N, len(res.Intervals), warmup)
 	}
@@ -201,7 +202,7 @@ func CheckLevelTriggered(res *pipebench.Result) error {
 
 // LeftOut is the rule that leaves a run out of the summary across runs (and
 // out of the bench format), restated: "" when the run counts.
-func LeftOut(r *report.Run, cfg report.Config) string {
+func LeftOut(r *summary.Run, cfg report.Config) string {
 	switch {
 	case r.Error != "" || r.Result == nil:
 		return "failed"
@@ -239,7 +240,7 @@ func CheckDocument(d *report.Document) error {
 		}
 	}
 	c.what = "across runs: "
-	a, want := d.Summary, stats.Summarize(xs, report.NoisyCV)
+	a, want := d.Summary, stats.Summarize(xs, summary.NoisyCV)
 	if a.Runs != len(d.Runs) || a.Summarized != len(xs) || a.LeftOut != len(d.Runs)-len(xs) {
 		c.errorf("runs %d, summarized %d, left out %d; want %d, %d, %d", a.Runs, a.Summarized, a.LeftOut,
 			len(d.Runs), len(xs), len(d.Runs)-len(xs))

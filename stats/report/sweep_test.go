@@ -1,4 +1,4 @@
-package sweep
+package report
 
 import (
 	"bytes"
@@ -7,25 +7,27 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/pipebench/pipebench/experiment/sweep"
 )
 
 // handMade is a sweep cut short: three rows measured (one point skipped at
 // 20000 pipes for the descriptor limit), the 50000 row never reached.
-func handMade() *Result {
-	pt := func(b string, n int, v float64, noisy bool) Point {
-		return Point{Key: Key{b, n, 1}, Writer: "self", EventsPerSec: v, Noisy: noisy, SamplesPerCall: 1, SamplesApply: true}
+func handMade() *sweep.Result {
+	pt := func(b string, n int, v float64, noisy bool) sweep.Point {
+		return sweep.Point{Key: sweep.Key{Backend: b, Pipes: n, InFlight: 1}, Writer: "self", EventsPerSec: v, Noisy: noisy, SamplesPerCall: 1, SamplesApply: true}
 	}
-	return &Result{
-		Grid:     Grid{Backends: []string{"poll", "select", "epoll"}, Pipes: []int{10, 1000, 20000, 50000}, InFlight: []int{1}},
-		Settings: Settings{Duration: "3s", Interval: "500ms", Warmup: 1, Writer: "self", Route: "random", Seed: 1},
-		Points: []Point{
+	return &sweep.Result{
+		Grid:     sweep.Grid{Backends: []string{"poll", "select", "epoll"}, Pipes: []int{10, 1000, 20000, 50000}, InFlight: []int{1}},
+		Settings: sweep.Settings{Duration: "3s", Interval: "500ms", Warmup: 1, Writer: "self", Route: "random", Seed: 1},
+		Points: []sweep.Point{
 			pt("poll", 10, 100000, false), pt("select", 10, 80000, false), pt("epoll", 10, 200000, false),
 			pt("poll", 1000, 1000, true), pt("select", 1000, 800, false), pt("epoll", 1000, 190000, false),
 			pt("poll", 20000, 50, false), pt("epoll", 20000, 180000, false),
 		},
-		Skipped: []Missing{{Key: Key{"select", 20000, 1}, Reason: "-n 20000 needs 40010 descriptors"}},
-		NotRun: []Missing{
-			{Key: Key{"poll", 50000, 1}, Reason: "interrupted"},
+		Skipped: []sweep.Missing{{Key: sweep.Key{Backend: "select", Pipes: 20000, InFlight: 1}, Reason: "-n 20000 needs 40010 descriptors"}},
+		NotRun: []sweep.Missing{
+			{Key: sweep.Key{Backend: "poll", Pipes: 50000, InFlight: 1}, Reason: "interrupted"},
 		},
 		Interrupted: true,
 	}
@@ -33,7 +35,7 @@ func handMade() *Result {
 
 func TestEventsTable(t *testing.T) {
 	r := handMade()
-	tb := EventsTable(r, DefaultRatios(r.Grid.Backends))
+	tb := SweepEventsTable(r, DefaultRatios(r.Grid.Backends))
 	if got := pipesOf(tb); !reflect.DeepEqual(got, []int{10, 1000, 20000}) {
 		t.Fatalf("rows %v: want 10, 1000, 20000 (the row never reached is left out)", got)
 	}
@@ -51,15 +53,15 @@ func TestEventsTable(t *testing.T) {
 		}
 	}
 	c := tb.Rows[1].Cells[0]
-	if c.State != Measured || c.Value != 1000 || !c.Noisy {
+	if c.State != CellMeasured || c.Value != 1000 || !c.Noisy {
 		t.Errorf("poll at 1000: %+v", c)
 	}
-	if s := tb.Rows[2].Cells[1].State; s != Skipped {
-		t.Errorf("select at 20000 is %v, want Skipped", s)
+	if s := tb.Rows[2].Cells[1].State; s != CellSkipped {
+		t.Errorf("select at 20000 is %v, want skipped", s)
 	}
 }
 
-func pipesOf(tb Table) []int {
+func pipesOf(tb SweepTable) []int {
 	var ps []int
 	for _, r := range tb.Rows {
 		ps = append(ps, r.Pipes)
@@ -68,14 +70,14 @@ func pipesOf(tb Table) []int {
 }
 
 func TestEventsTableByInFlight(t *testing.T) {
-	r := &Result{
-		Grid: Grid{Backends: []string{"epoll"}, Pipes: []int{10}, InFlight: []int{1, 10}},
-		Points: []Point{
-			{Key: Key{"epoll", 10, 1}, EventsPerSec: 5},
-			{Key: Key{"epoll", 10, 10}, EventsPerSec: 7},
+	r := &sweep.Result{
+		Grid: sweep.Grid{Backends: []string{"epoll"}, Pipes: []int{10}, InFlight: []int{1, 10}},
+		Points: []sweep.Point{
+			{Key: sweep.Key{Backend: "epoll", Pipes: 10, InFlight: 1}, EventsPerSec: 5},
+			{Key: sweep.Key{Backend: "epoll", Pipes: 10, InFlight: 10}, EventsPerSec: 7},
 		},
 	}
-	tb := EventsTable(r, nil)
+	tb := SweepEventsTable(r, nil)
 	if !tb.ByInFlight || len(tb.Rows) != 2 || tb.Rows[1].InFlight != 10 || tb.Rows[1].Cells[0].Value != 7 {
 		t.Errorf("table %+v: want one row per tokens-in-flight value", tb)
 	}
@@ -114,35 +116,10 @@ func TestRatios(t *testing.T) {
 	}
 }
 
-func TestSamplesVary(t *testing.T) {
-	pts := func(vs ...float64) []Point {
-		var ps []Point
-		for _, v := range vs {
-			ps = append(ps, Point{SamplesPerCall: v, SamplesApply: true})
-		}
-		return ps
-	}
-	cases := []struct {
-		name   string
-		points []Point
-		want   bool
-	}{
-		{"one token in flight", pts(1, 1.0003, 1), false},
-		{"batches grow", pts(1, 3.9, 760), true},
-		{"no readiness call", []Point{{SamplesPerCall: 0}, {SamplesPerCall: 0}}, false},
-		{"none", nil, false},
-	}
-	for _, c := range cases {
-		if got := SamplesVary(c.points); got != c.want {
-			t.Errorf("%s: SamplesVary = %v, want %v", c.name, got, c.want)
-		}
-	}
-}
-
 func TestWriteText(t *testing.T) {
 	r := handMade()
 	var b bytes.Buffer
-	if err := WriteText(&b, r, DefaultRatios(r.Grid.Backends)); err != nil {
+	if err := NewSweepDoc(r, DefaultRatios(r.Grid.Backends)).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := `median evts/sec, 1 warm-up interval(s) left out (-d 3s per point, -i 500ms, writer self, -l 1)
@@ -165,7 +142,7 @@ not run:
 func TestWriteCSV(t *testing.T) {
 	r := handMade()
 	var b bytes.Buffer
-	if err := WriteCSV(&b, r, DefaultRatios(r.Grid.Backends)); err != nil {
+	if err := NewSweepDoc(r, DefaultRatios(r.Grid.Backends)).WriteCSV(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := "pipes,in_flight,poll,select,epoll,epoll/poll,epoll/select\n" +
@@ -180,14 +157,14 @@ func TestWriteCSV(t *testing.T) {
 func TestWriteJSON(t *testing.T) {
 	r := handMade()
 	var b bytes.Buffer
-	if err := WriteJSON(&b, r, DefaultRatios(r.Grid.Backends)); err != nil {
+	if err := WriteDoc(&b, "json", NewSweepDoc(r, DefaultRatios(r.Grid.Backends))); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Grid        Grid
-		Points      []Point
-		Skipped     []Missing
-		NotRun      []Missing `json:"not_run"`
+		Grid        sweep.Grid
+		Points      []sweep.Point
+		Skipped     []sweep.Missing
+		NotRun      []sweep.Missing `json:"not_run"`
 		Interrupted bool
 		Ratios      []string `json:"ratio_columns"`
 		Table       []struct {
@@ -216,8 +193,8 @@ func TestWriteJSON(t *testing.T) {
 }
 
 func TestWriteUnknownFormat(t *testing.T) {
-	err := Write(&bytes.Buffer{}, "xml", handMade(), nil)
-	if err == nil || !strings.Contains(err.Error(), "want text, json, csv") {
+	err := WriteDoc(&bytes.Buffer{}, "xml", NewSweepDoc(handMade(), nil))
+	if err == nil || !strings.Contains(err.Error(), "want text, csv, json") {
 		t.Errorf("error %v", err)
 	}
 }

@@ -1,9 +1,11 @@
-package sweep
+package report
 
 import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/pipebench/pipebench/experiment/sweep"
 )
 
 // Ratio is a column of the table: Num's median evts/sec over Den's, in
@@ -46,32 +48,32 @@ func ParseRatios(s string, backends []string) ([]Ratio, error) {
 	return rs, nil
 }
 
-// CellState says what a table cell holds.
-type CellState int
+// SweepCellState says what a table cell holds.
+type SweepCellState int
 
 const (
-	// NotRun: the point was not reached (interrupt or failure).
-	NotRun CellState = iota
-	// Measured: Value holds the point's figure.
-	Measured
-	// Skipped: the point cannot run here (descriptor limit).
-	Skipped
+	// CellNotRun: the point was not reached (interrupt or failure).
+	CellNotRun SweepCellState = iota
+	// CellMeasured: Value holds the point's figure.
+	CellMeasured
+	// CellSkipped: the point cannot run here (descriptor limit).
+	CellSkipped
 )
 
-// Cell is one backend's figure in one row.
-type Cell struct {
-	State CellState
+// SweepCell is one backend's figure in one row.
+type SweepCell struct {
+	State SweepCellState
 	Value float64
-	// Noisy marks a median whose run varied more than report.NoisyCV.
+	// Noisy marks a median whose run varied more than summary.NoisyCV.
 	Noisy bool
 }
 
-// Row is one (pipes, tokens in flight) setting.
-type Row struct {
+// SweepRow is one (pipes, tokens in flight) setting.
+type SweepRow struct {
 	Pipes    int
 	InFlight int
 	// Cells has one entry per column of the table's Backends.
-	Cells []Cell
+	Cells []SweepCell
 	// Ratios has one entry per Ratio of the table; OK is false when either
 	// side is missing.
 	Ratios []RatioValue
@@ -83,80 +85,64 @@ type RatioValue struct {
 	OK    bool
 }
 
-// Table is a sweep laid out for reading: rows = pipes (and tokens in flight
+// SweepTable is a sweep laid out for reading: rows = pipes (and tokens in flight
 // when several were swept), columns = backends, then ratio columns.
-type Table struct {
+type SweepTable struct {
 	// What the cells hold, such as "median evts/sec".
 	What     string
 	Backends []string
 	Ratios   []Ratio
-	Rows     []Row
+	Rows     []SweepRow
 	// ByInFlight is set when the sweep crossed several tokens-in-flight
 	// values, so that rows need that column too.
 	ByInFlight bool
 }
 
-// EventsTable is the sweep's main table: median evts/sec after warm-up,
+// SweepEventsTable is the sweep's main table: median evts/sec after warm-up,
 // with the given ratio columns.
-func EventsTable(r *Result, ratios []Ratio) Table {
-	return build(r, "median evts/sec", func(p Point) (float64, bool) { return p.EventsPerSec, true }, ratios)
+func SweepEventsTable(r *sweep.Result, ratios []Ratio) SweepTable {
+	return buildSweepTable(r, "median evts/sec", func(p sweep.Point) (float64, bool) { return p.EventsPerSec, true }, ratios)
 }
 
-// SamplesTable is samples per call in the same layout, and whether it
+// SweepSamplesTable is samples per call in the same layout, and whether it
 // varies enough across the sweep to be worth showing (with one token in
 // flight it is 1 everywhere).
-func SamplesTable(r *Result) (Table, bool) {
-	t := build(r, "samples per call", func(p Point) (float64, bool) { return p.SamplesPerCall, p.SamplesApply }, nil)
-	return t, SamplesVary(r.Points)
+func SweepSamplesTable(r *sweep.Result) (SweepTable, bool) {
+	t := buildSweepTable(r, "samples per call", func(p sweep.Point) (float64, bool) { return p.SamplesPerCall, p.SamplesApply }, nil)
+	return t, sweep.SamplesVary(r.Points)
 }
 
-// SamplesVary reports whether samples per call differs across the points
-// by more than 10%.
-func SamplesVary(points []Point) bool {
-	lo, hi := 0.0, 0.0
-	for _, p := range points {
-		if !p.SamplesApply || p.SamplesPerCall <= 0 {
-			continue
-		}
-		if lo == 0 || p.SamplesPerCall < lo {
-			lo = p.SamplesPerCall
-		}
-		hi = max(hi, p.SamplesPerCall)
-	}
-	return lo > 0 && hi > 1.1*lo
-}
-
-func cellAt(cs []Cell, i int) Cell {
+func cellAt(cs []SweepCell, i int) SweepCell {
 	if i < 0 {
-		return Cell{}
+		return SweepCell{}
 	}
 	return cs[i]
 }
 
 type rowKey struct{ pipes, inflight int }
 
-func build(r *Result, what string, value func(Point) (float64, bool), ratios []Ratio) Table {
-	t := Table{What: what, Backends: r.Grid.Backends, Ratios: ratios, ByInFlight: len(r.Grid.InFlight) > 1}
+func buildSweepTable(r *sweep.Result, what string, value func(sweep.Point) (float64, bool), ratios []Ratio) SweepTable {
+	t := SweepTable{What: what, Backends: r.Grid.Backends, Ratios: ratios, ByInFlight: len(r.Grid.InFlight) > 1}
 	col := func(b string) int { return slices.Index(t.Backends, b) }
-	cells := map[rowKey][]Cell{}
-	at := func(k Key) *Cell {
+	cells := map[rowKey][]SweepCell{}
+	at := func(k sweep.Key) *SweepCell {
 		rk := rowKey{k.Pipes, k.InFlight}
 		if cells[rk] == nil {
-			cells[rk] = make([]Cell, len(t.Backends))
+			cells[rk] = make([]SweepCell, len(t.Backends))
 		}
 		i := col(k.Backend)
 		if i < 0 {
-			return &Cell{} // not a column: nowhere to show it
+			return &SweepCell{} // not a column: nowhere to show it
 		}
 		return &cells[rk][i]
 	}
 	for _, p := range r.Points {
 		if v, ok := value(p); ok {
-			*at(p.Key) = Cell{State: Measured, Value: v, Noisy: p.Noisy}
+			*at(p.Key) = SweepCell{State: CellMeasured, Value: v, Noisy: p.Noisy}
 		}
 	}
 	for _, s := range r.Skipped {
-		*at(s.Key) = Cell{State: Skipped}
+		*at(s.Key) = SweepCell{State: CellSkipped}
 	}
 	for _, k := range r.Grid.Keys() {
 		rk := rowKey{k.Pipes, k.InFlight}
@@ -164,10 +150,10 @@ func build(r *Result, what string, value func(Point) (float64, bool), ratios []R
 		if !ok || (len(t.Rows) > 0 && t.Rows[len(t.Rows)-1].Pipes == k.Pipes && t.Rows[len(t.Rows)-1].InFlight == k.InFlight) {
 			continue // not reached, or already laid out
 		}
-		row := Row{Pipes: k.Pipes, InFlight: k.InFlight, Cells: cs}
+		row := SweepRow{Pipes: k.Pipes, InFlight: k.InFlight, Cells: cs}
 		for _, ra := range ratios {
 			num, den := cellAt(cs, col(ra.Num)), cellAt(cs, col(ra.Den))
-			ok := num.State == Measured && den.State == Measured && den.Value > 0
+			ok := num.State == CellMeasured && den.State == CellMeasured && den.Value > 0
 			rv := RatioValue{OK: ok}
 			if ok {
 				rv.Value = num.Value / den.Value

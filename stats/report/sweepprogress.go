@@ -1,4 +1,4 @@
-package sweep
+package report
 
 import (
 	"fmt"
@@ -9,13 +9,15 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
+
+	"github.com/pipebench/pipebench/experiment/sweep"
 )
 
-// Progress shows how far a sweep has got: on a terminal, a bar redrawn in
+// SweepProgress shows how far a sweep has got: on a terminal, a bar redrawn in
 // place (points done/total, the point running, elapsed time and an
 // estimate of the time left); elsewhere, one plain line per finished point,
 // which logs and CI keep readably.
-type Progress struct {
+type SweepProgress struct {
 	mu  sync.Mutex
 	w   io.Writer
 	bar *progressbar.ProgressBar // nil: plain lines
@@ -30,10 +32,10 @@ func IsTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// NewProgress shows the progress of a sweep of total points on w, as a bar
+// NewSweepProgress shows the progress of a sweep of total points on w, as a bar
 // when terminal is set. guess is how long one point should take.
-func NewProgress(w io.Writer, terminal bool, total int, guess time.Duration) *Progress {
-	p := &Progress{w: w, guess: guess}
+func NewSweepProgress(w io.Writer, terminal bool, total int, guess time.Duration) *SweepProgress {
+	p := &SweepProgress{w: w, guess: guess}
 	if terminal && total > 0 {
 		p.bar = progressbar.NewOptions(total,
 			progressbar.OptionSetWriter(w),
@@ -49,23 +51,23 @@ func NewProgress(w io.Writer, terminal bool, total int, guess time.Duration) *Pr
 	return p
 }
 
-// Event takes a sweep event (use it as Options.OnEvent).
-func (p *Progress) Event(e Event) {
+// Event takes a sweep event (use it as sweep.Options.OnEvent).
+func (p *SweepProgress) Event(e sweep.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	eta := ETA(e, p.guess)
+	eta := sweep.ETA(e, p.guess)
 	if p.bar != nil {
 		desc := fmt.Sprintf("%s · ETA %v ", e.Key, eta.Round(time.Second))
-		if e.Kind == Finished {
+		if e.Kind == sweep.Finished {
 			desc = fmt.Sprintf("ETA %v ", eta.Round(time.Second))
 		}
 		p.bar.Describe(desc)
-		if e.Kind == Finished {
+		if e.Kind == sweep.Finished {
 			p.bar.Add(1)
 		}
 		return
 	}
-	if e.Kind != Finished {
+	if e.Kind != sweep.Finished {
 		return
 	}
 	what := ""
@@ -81,7 +83,7 @@ func (p *Progress) Event(e Event) {
 
 // Close takes the bar off the terminal, so that what follows starts on a
 // clean line.
-func (p *Progress) Close() {
+func (p *SweepProgress) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.bar != nil {
@@ -91,17 +93,22 @@ func (p *Progress) Close() {
 	}
 }
 
-// ETA estimates the time a sweep still needs at event e: the points left
-// times the mean time of the points done so far (guess before any is done),
-// less what the running point has already taken.
-func ETA(e Event, guess time.Duration) time.Duration {
-	done, running := e.Elapsed, time.Duration(0)
-	if e.Kind == Tick {
-		done, running = e.Elapsed-e.InPoint, e.InPoint
+// WriteSweepStart writes the line before a sweep of points points of each
+// duration.
+func WriteSweepStart(w io.Writer, points int, each time.Duration) {
+	fmt.Fprintf(w, "sweep: %d points, -d %v each\n", points, each)
+}
+
+// WriteSweepCounts writes how many points r measured and skipped, and how
+// long it took.
+func WriteSweepCounts(w io.Writer, r *sweep.Result) {
+	fmt.Fprintf(w, "sweep: %d measured, %d skipped in %v\n", len(r.Points), len(r.Skipped), r.Elapsed.Round(time.Second))
+}
+
+// WriteSweepInterrupted writes, when r was interrupted, how far it got of
+// its points.
+func WriteSweepInterrupted(w io.Writer, r *sweep.Result, points int) {
+	if r.Interrupted {
+		fmt.Fprintf(w, "sweep: interrupted after %d of %d points\n", len(r.Points)+len(r.Skipped), points)
 	}
-	per := guess
-	if e.Done > 0 {
-		per = done / time.Duration(e.Done)
-	}
-	return max(per*time.Duration(e.Total-e.Done)-running, 0)
 }

@@ -1,4 +1,4 @@
-package sweep
+package report
 
 import (
 	"encoding/csv"
@@ -7,43 +7,48 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pipebench/pipebench/stats/report"
+	"github.com/pipebench/pipebench/experiment/sweep"
 )
 
-// Formats are the output formats Write knows.
-var Formats = []string{"text", "json", "csv"}
+// SweepDoc is what pipebench sweep reports: the whole sweep.Result, the
+// ratio columns and the table of median evts/sec with them. Its JSON is the
+// document (WriteJSON); WriteText and WriteCSV lay out the table.
+type SweepDoc struct {
+	*sweep.Result
+	Ratios []string       `json:"ratio_columns"`
+	Table  []sweepJSONRow `json:"table"`
 
-// Write writes the sweep in format (one of Formats) with the given ratio
-// columns.
-func Write(w io.Writer, format string, r *Result, ratios []Ratio) error {
-	switch format {
-	case "text":
-		return WriteText(w, r, ratios)
-	case "json":
-		return WriteJSON(w, r, ratios)
-	case "csv":
-		return WriteCSV(w, r, ratios)
+	ratios []Ratio
+	events SweepTable
+}
+
+// NewSweepDoc lays r out with the given ratio columns.
+func NewSweepDoc(r *sweep.Result, ratios []Ratio) *SweepDoc {
+	d := &SweepDoc{Result: r, ratios: ratios, events: SweepEventsTable(r, ratios)}
+	for _, ra := range ratios {
+		d.Ratios = append(d.Ratios, ra.String())
 	}
-	return fmt.Errorf("unknown format %q: want %s", format, strings.Join(Formats, ", "))
+	d.Table = sweepJSONRows(d.events)
+	return d
 }
 
 // WriteText writes the table of median evts/sec, the samples-per-call
 // table when it varies, then the points that were skipped, not run or
 // failed, each with its reason.
-func WriteText(w io.Writer, r *Result, ratios []Ratio) error {
+func (d *SweepDoc) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
-	t := EventsTable(r, ratios)
+	r, t := d.Result, d.events
 	ew.printf("%s, %d warm-up interval(s) left out %s\n", t.What, r.Settings.Warmup, settingsNote(r))
 	writeGrid(ew, t)
 	if noisy(t) {
 		ew.printf("* noisy: the run's evts/sec varied more than 5%% between intervals\n")
 	}
-	if st, vary := SamplesTable(r); vary {
+	if st, vary := SweepSamplesTable(r); vary {
 		ew.printf("\n%s over each whole run %s\n", st.What, settingsNote(r))
 		writeGrid(ew, st)
 	}
 	blank := "\n" // one blank line before the first list
-	list := func(title string, ms []Missing) {
+	list := func(title string, ms []sweep.Missing) {
 		if len(ms) == 0 {
 			return
 		}
@@ -55,13 +60,13 @@ func WriteText(w io.Writer, r *Result, ratios []Ratio) error {
 	}
 	list("skipped", r.Skipped)
 	if r.Failure != nil {
-		list("failed", []Missing{*r.Failure})
+		list("failed", []sweep.Missing{*r.Failure})
 	}
 	list("not run", r.NotRun)
 	return ew.err
 }
 
-func settingsNote(r *Result) string {
+func settingsNote(r *sweep.Result) string {
 	s := r.Settings
 	h := fmt.Sprintf("(-d %s per point, -i %s, writer %s", s.Duration, s.Interval, s.Writer)
 	if len(r.Grid.InFlight) == 1 {
@@ -70,10 +75,10 @@ func settingsNote(r *Result) string {
 	return h + ")"
 }
 
-func noisy(t Table) bool {
+func noisy(t SweepTable) bool {
 	for _, row := range t.Rows {
 		for _, c := range row.Cells {
-			if c.State == Measured && c.Noisy {
+			if c.State == CellMeasured && c.Noisy {
 				return true
 			}
 		}
@@ -82,7 +87,7 @@ func noisy(t Table) bool {
 }
 
 // writeGrid lays a table out in right-aligned columns.
-func writeGrid(ew *errWriter, t Table) {
+func writeGrid(ew *errWriter, t SweepTable) {
 	header := []string{"pipes"}
 	if t.ByInFlight {
 		header = append(header, "l")
@@ -123,11 +128,11 @@ func writeGrid(ew *errWriter, t Table) {
 	}
 }
 
-func cellText(c Cell, what string) string {
+func cellText(c SweepCell, what string) string {
 	switch c.State {
-	case Skipped:
+	case CellSkipped:
 		return "skipped"
-	case NotRun:
+	case CellNotRun:
 		return "-"
 	}
 	s := strconv.FormatFloat(c.Value, 'f', 0, 64)
@@ -152,9 +157,9 @@ func ratioText(rv RatioValue) string {
 	return strconv.FormatFloat(rv.Value, 'f', 2, 64)
 }
 
-// jsonRow is one table row keyed by column name, so that a missing cell is
-// simply absent.
-type jsonRow struct {
+// sweepJSONRow is one table row keyed by column name, so that a missing
+// cell is simply absent.
+type sweepJSONRow struct {
 	Pipes        int                `json:"pipes"`
 	InFlight     int                `json:"in_flight"`
 	EventsPerSec map[string]float64 `json:"evts_per_sec"`
@@ -162,19 +167,16 @@ type jsonRow struct {
 	Ratios       map[string]float64 `json:"ratios,omitempty"`
 }
 
-// WriteJSON writes one document: the grid, the shared settings, every
-// point with its statistics, the skipped and not-run points with their
-// reasons, any failure, and the table rows with their ratios.
-func WriteJSON(w io.Writer, r *Result, ratios []Ratio) error {
-	t := EventsTable(r, ratios)
-	rows := make([]jsonRow, 0, len(t.Rows))
+// sweepJSONRows are t's rows keyed by column name.
+func sweepJSONRows(t SweepTable) []sweepJSONRow {
+	rows := make([]sweepJSONRow, 0, len(t.Rows))
 	for _, row := range t.Rows {
-		jr := jsonRow{Pipes: row.Pipes, InFlight: row.InFlight, EventsPerSec: map[string]float64{}}
+		jr := sweepJSONRow{Pipes: row.Pipes, InFlight: row.InFlight, EventsPerSec: map[string]float64{}}
 		for i, c := range row.Cells {
 			switch c.State {
-			case Measured:
+			case CellMeasured:
 				jr.EventsPerSec[t.Backends[i]] = c.Value
-			case Skipped:
+			case CellSkipped:
 				jr.Skipped = append(jr.Skipped, t.Backends[i])
 			}
 		}
@@ -188,27 +190,16 @@ func WriteJSON(w io.Writer, r *Result, ratios []Ratio) error {
 		}
 		rows = append(rows, jr)
 	}
-	doc := struct {
-		*Result
-		Ratios []string  `json:"ratio_columns"`
-		Table  []jsonRow `json:"table"`
-	}{Result: r, Table: rows}
-	for _, ra := range ratios {
-		doc.Ratios = append(doc.Ratios, ra.String())
-	}
-	if err := report.WriteJSON(w, doc); err != nil {
-		return fmt.Errorf("write sweep json: %w", err)
-	}
-	return nil
+	return rows
 }
 
 // WriteCSV writes the table: pipes, in_flight, one column per backend
 // (median evts/sec; empty when skipped or not run), then the ratios.
-func WriteCSV(w io.Writer, r *Result, ratios []Ratio) error {
-	t := EventsTable(r, ratios)
+func (d *SweepDoc) WriteCSV(w io.Writer) error {
+	t := d.events
 	cw := csv.NewWriter(w)
 	header := append([]string{"pipes", "in_flight"}, t.Backends...)
-	for _, ra := range ratios {
+	for _, ra := range d.ratios {
 		header = append(header, ra.String())
 	}
 	cw.Write(header)
@@ -216,7 +207,7 @@ func WriteCSV(w io.Writer, r *Result, ratios []Ratio) error {
 		rec := []string{strconv.Itoa(row.Pipes), strconv.Itoa(row.InFlight)}
 		for _, c := range row.Cells {
 			v := ""
-			if c.State == Measured {
+			if c.State == CellMeasured {
 				v = strconv.FormatFloat(c.Value, 'f', 0, 64)
 			}
 			rec = append(rec, v)

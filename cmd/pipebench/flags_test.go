@@ -1,0 +1,40 @@
+package main
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/pipebench/pipebench/experiment/timeout"
+)
+
+// TestListFlags: every list flag is one type; lists of points to measure
+// refuse an item given twice, the -cpu pair may name one CPU for both
+// sides, as -cpu 0 does.
+func TestListFlags(t *testing.T) {
+	var cpus []int
+	if err := cpuList(&cpus).Set("0,0"); err != nil || !slices.Equal(cpus, []int{0, 0}) {
+		t.Errorf("-cpu 0,0: %v %v, want [0 0]", cpus, err)
+	}
+	var ds []time.Duration
+	durations := listFlag[time.Duration]{v: &ds, parse: timeoutItem}
+	if err := durations.Set("50us, 1ms"); err != nil || !slices.Equal(ds, []time.Duration{50 * time.Microsecond, time.Millisecond}) {
+		t.Errorf("-timeouts 50us,1ms: %v %v", ds, err)
+	}
+	var ms []timeout.Mechanism
+	mechanisms := listFlag[timeout.Mechanism]{v: &ms, parse: timeout.ParseMechanism}
+	for _, c := range []struct {
+		name string
+		set  func() error
+		want string
+	}{
+		{"-timeouts 1ms,1ms", func() error { return durations.Set("1ms,1ms") }, "1ms is listed twice"},
+		{"-mechanisms ppoll,ppoll", func() error { return mechanisms.Set("ppoll,ppoll") }, "ppoll is listed twice"},
+		{"-timeouts 1ms,", func() error { return durations.Set("1ms,") }, "empty item: want a comma-separated list with no empty item"},
+		{"-cpu 0,1,0", func() error { return cpuList(&cpus).Set("0,1,0") }, "want one CPU (reader and writer together) or two (reader,writer), such as 0 or 0,1"},
+	} {
+		if err := c.set(); err == nil || err.Error() != c.want {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+}

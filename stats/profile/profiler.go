@@ -1,0 +1,237 @@
+package profile
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	runtimepprof "runtime/pprof"
+	"strconv"
+	"time"
+
+	pprof "github.com/google/pprof/profile"
+
+	"github.com/pipebench/pipebench/pipebench"
+)
+
+// Kind says which profile of a run's window: the Go CPU profile of the
+// reading process, or kernel and user stacks recorded with perf.
+type Kind int
+
+const (
+	// GoCPU is runtime/pprof's CPU profile of this process, its samples
+	// labelled with the run's Config.Labels and each goroutine's role.
+	GoCPU Kind = iota
+	// Kernel is kernel and user stacks of the reading and writer processes,
+	// recorded with perf (Recorder) and converted (Parse).
+	Kernel
+)
+
+func (k Kind) String() string {
+	if k == Kernel {
+		return "kernel profile"
+	}
+	return "Go CPU profile"
+}
+
+// Error is a profile that could not be started, stopped or written; Kind
+// says which, so that a caller can name it its own way (the command: by its
+// flag).
+type Error struct {
+	Kind Kind
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Kind.String() + ": " + e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Saved is a profile written to its file.
+type Saved struct {
+	Kind    Kind
+	Path    string
+	Profile *pprof.Profile
+}
+
+// Profiler records the profiles of one run's measured window: it starts
+// them when the window opens (Config.OnSetup) and stops them when it closes
+// (Config.OnDone), then Finish writes them.
+type Profiler struct {
+	cpuPath, kernelPath string
+
+	setup      pipebench.Setup
+	started    bool
+	start, end time.Time
+	cpu        bytes.Buffer
+	cpuOn      bool
+	rec        *Recorder
+	err        error         // the first failure to start or stop
+	abort      chan struct{} // closed on a failure to start: the run ends
+	done       chan struct{} // closed by Finish
+}
+
+// NewProfiler returns a profiler that writes the Go CPU profile to cpuPath
+// and the kernel profile to kernelPath, each when not empty; nil when both
+// are. A nil profiler does nothing.
+func NewProfiler(cpuPath, kernelPath string) *Profiler {
+	if cpuPath == "" && kernelPath == "" {
+		return nil
+	}
+	return &Profiler{cpuPath: cpuPath, kernelPath: kernelPath, abort: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Hook makes cfg's run start and stop the profiles, label its goroutines,
+// and end early if a profile cannot start.
+func (p *Profiler) Hook(cfg *pipebench.Config) {
+	if p == nil {
+		return
+	}
+	if p.cpuPath != "" {
+		cfg.Labels = []string{"backend", cfg.BackendName(), "pipes", strconv.Itoa(cfg.Pipes), "inflight", strconv.Itoa(cfg.InFlight)}
+	}
+	userStop, stop := cfg.Stop, make(chan struct{})
+	go func() {
+		select {
+		case <-userStop:
+		case <-p.abort:
+		case <-p.done:
+			return
+		}
+		close(stop)
+	}()
+	cfg.Stop = stop
+	onSetup, onDone := cfg.OnSetup, cfg.OnDone
+	cfg.OnSetup = func(s pipebench.Setup) {
+		if onSetup != nil {
+			onSetup(s)
+		}
+		p.begin(s)
+	}
+	cfg.OnDone = func() {
+		p.stop()
+		if onDone != nil {
+			onDone()
+		}
+	}
+}
+
+func (p *Profiler) begin(s pipebench.Setup) {
+	p.setup, p.started = s, true
+	if p.kernelPath != "" {
+		pids := []int{s.PID}
+		if s.WriterPID != s.PID {
+			pids = append(pids, s.WriterPID)
+		}
+		rec, err := Start(pids)
+		if err != nil {
+			p.fail(&Error{Kernel, err})
+			return
+		}
+		p.rec = rec
+	}
+	if p.cpuPath != "" {
+		if err := runtimepprof.StartCPUProfile(&p.cpu); err != nil {
+			p.fail(&Error{GoCPU, err})
+			return
+		}
+		p.cpuOn = true
+	}
+	p.start = time.Now()
+}
+
+func (p *Profiler) fail(err error) {
+	if p.err == nil {
+		p.err = err
+		close(p.abort)
+	}
+}
+
+func (p *Profiler) stop() {
+	p.end = time.Now()
+	if p.cpuOn {
+		runtimepprof.StopCPUProfile()
+	}
+	if p.rec != nil {
+		if err := p.rec.Stop(); err != nil && p.err == nil {
+			p.err = &Error{Kernel, err}
+		}
+	}
+}
+
+// Finish writes the profiles, the kernel's first, and returns those it
+// wrote. It is called once the run is over, whatever its outcome; the
+// error, an *Error, is the first profile that could not be recorded or
+// written (the profiles before it are saved).
+func (p *Profiler) Finish() ([]Saved, error) {
+	if p == nil {
+		return nil, nil
+	}
+	close(p.done)
+	if p.rec != nil {
+		defer p.rec.Close()
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	if !p.started {
+		return nil, nil // the run failed before its window opened
+	}
+	var saved []Saved
+	if p.kernelPath != "" {
+		prof, err := p.finishKernel()
+		if err != nil {
+			return saved, &Error{Kernel, err}
+		}
+		saved = append(saved, Saved{Kernel, p.kernelPath, prof})
+	}
+	if p.cpuPath != "" {
+		prof, err := p.finishCPU()
+		if err != nil {
+			return saved, &Error{GoCPU, err}
+		}
+		saved = append(saved, Saved{GoCPU, p.cpuPath, prof})
+	}
+	return saved, nil
+}
+
+func (p *Profiler) finishKernel() (*pprof.Profile, error) {
+	s := p.setup
+	roles := map[int]string{s.ReaderTID: pipebench.RoleReader}
+	procs := map[int]string{s.PID: "main"}
+	if s.WriterTID == s.ReaderTID {
+		roles[s.ReaderTID] = pipebench.RoleSelf
+	} else if s.WriterTID != 0 {
+		roles[s.WriterTID] = pipebench.RoleWriter
+	}
+	if s.WriterPID != s.PID {
+		procs[s.WriterPID] = "writer"
+	}
+	prof, err := p.rec.Profile(Options{Roles: roles, Processes: procs})
+	if err != nil {
+		return nil, err
+	}
+	prof.TimeNanos, prof.DurationNanos = p.start.UnixNano(), p.end.Sub(p.start).Nanoseconds()
+	return prof, writeProfile(p.kernelPath, prof)
+}
+
+func (p *Profiler) finishCPU() (*pprof.Profile, error) {
+	data := p.cpu.Bytes()
+	if err := os.WriteFile(p.cpuPath, data, 0o644); err != nil {
+		return nil, err
+	}
+	prof, err := pprof.ParseData(data)
+	if err != nil {
+		return nil, fmt.Errorf("read back the Go CPU profile: %w", err)
+	}
+	return prof, nil
+}
+
+func writeProfile(path string, prof *pprof.Profile) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := prof.Write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,43 @@
+package report_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pipebench/pipebench/experiment/herd"
+	"github.com/pipebench/pipebench/internal/envinfo"
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats/report"
+)
+
+// TestHerdRatioNotApplicable: a ratio over a figure of 0 (here, no
+// wake-up with the flag on, and no waiter CPU) reads n/a in the text and is
+// left out of the JSON, never printed as a ratio of 0.
+func TestHerdRatioNotApplicable(t *testing.T) {
+	side := func(exclusive bool, voluntary int64) herd.Side {
+		return herd.Side{
+			Setup:       herd.Setup{Exclusive: exclusive},
+			Totals:      herd.Counts{Tokens: 100, Returns: 100},
+			WaiterUsage: pipebench.Usage{Voluntary: voluntary},
+			Tokens:      pipebench.Tokens{Sent: 100, Received: 100},
+		}
+	}
+	res := &herd.Result{Sides: []herd.Side{side(false, 500), side(true, 0)}}
+	d := report.NewHerdDoc(herd.Config{Waiters: 4, Pipes: 1, InFlight: 1}, 0, res, envinfo.Environment{})
+	if v, ok := d.Ratios["wakeups_per_token"]; ok {
+		t.Errorf("wake-ups ratio %v over 0 wake-ups with the flag on: want it left out", v)
+	}
+	if v, ok := d.Ratios["returns_per_token"]; !ok || v != 1 {
+		t.Errorf("returns ratio %v (present %v), want 1", v, ok)
+	}
+	var b strings.Builder
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`(?m)^wake-ups per token +5 +0 +n/a$`, `(?m)^returns per token +1 +1 +1$`} {
+		if !regexp.MustCompile(want).MatchString(b.String()) {
+			t.Errorf("text does not match %s:\n%s", want, b.String())
+		}
+	}
+}

@@ -1,0 +1,170 @@
+// Package summary computes what a pipebench run comes to, from its result
+// alone: the evts/sec summary over the intervals after warm-up (the one
+// warm-up rule of every format), samples per call, the ready-per-call and
+// latency distributions, system calls per event, the CPU and context-switch
+// cost of each thread and process, warnings as values, and the summary
+// across the runs of one configuration (-count), with the rule that says
+// which runs it leaves out. It does no I/O and prints nothing: stats/report
+// formats a Summary, experiment/sweep keeps a point of one.
+//
+// Imports: pipebench and stats.
+package summary
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats"
+)
+
+// NoisyCV is the coefficient of variation above which a run is flagged as
+// noisy.
+const NoisyCV = 0.05
+
+// Summary is what a run comes to, computed from its result alone.
+//
+// The warm-up rule, the same in every format: the first Warmup intervals
+// are left out of the evts/sec and tokens/sec figures, always; a run that
+// ended with Warmup intervals or fewer has none to summarise (N = 0, and a
+// warning says so). The ratios, the distributions and the costs are over the
+// whole window (Totals, PerCall, Latency, CPU usage), warm-up included.
+type Summary struct {
+	// EventsPerSec summarises evts/sec over the intervals after warm-up.
+	EventsPerSec stats.Summary `json:"evts_per_sec"`
+	// Warmup is how many leading intervals were left out.
+	Warmup int `json:"warmup_intervals"`
+	// TokensPerSec is tokens received per second over the same intervals.
+	TokensPerSec float64 `json:"tokens_per_sec"`
+	// SamplesPerCall is events per non-empty readiness call over the whole
+	// window; Applies is false for mechanisms without a readiness call.
+	SamplesPerCall float64 `json:"samples_per_call"`
+	Applies        bool    `json:"samples_per_call_applies"`
+	// PerCall is the distribution of ready descriptors per readiness call.
+	PerCall PerCall `json:"ready_per_call"`
+	// Per event, over the whole window: readiness calls; the readiness
+	// mechanism's system calls (Counts.WaitSyscalls); read(2) and write(2)
+	// calls of the reader and the writer together, a writer's writes that
+	// found a pipe full included; interest changes; a writer's ppoll(2)
+	// calls waiting for credits.
+	CallsPerEvent        float64 `json:"calls_per_event"`
+	WaitSyscallsPerEvent float64 `json:"wait_syscalls_per_event"`
+	ReadsPerEvent        float64 `json:"reads_per_event"`
+	WritesPerEvent       float64 `json:"writes_per_event"`
+	CtlPerEvent          float64 `json:"ctl_per_event"`
+	WriterWaitsPerEvent  float64 `json:"writer_waits_per_event"`
+	// Costs are CPU time and context switches per event and per second for
+	// each thread and process that took part.
+	Costs []Cost `json:"costs"`
+	// Latency is the write-to-read time of tokens (latency mode only).
+	Latency *Latency `json:"latency,omitempty"`
+	// SetupMillis is how long making and registering the pipes took.
+	SetupMillis float64 `json:"setup_ms"`
+	// Warnings travel as values; writers decide how to show them.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// PerCall describes ready descriptors per readiness call, from the run's
+// histogram: Calls values, Empty of them 0. Mean and Max are exact; the
+// quantiles are the histogram's (stats.Hist: exact below 2048, else less
+// than 0.1% high) rounded to its stats.HistDigits significant digits.
+type PerCall struct {
+	Calls uint64  `json:"calls"`
+	Empty uint64  `json:"empty"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
+	Max   uint64  `json:"max"`
+}
+
+// Latency describes token write-to-read times in nanoseconds: quantiles
+// rounded to stats.HistDigits significant digits, as PerCall's; Max exact.
+type Latency struct {
+	Tokens uint64  `json:"tokens"`
+	P50    float64 `json:"p50_ns"`
+	P90    float64 `json:"p90_ns"`
+	P99    float64 `json:"p99_ns"`
+	P999   float64 `json:"p999_ns"`
+	Max    uint64  `json:"max_ns"`
+}
+
+// Summarize computes the summary of res, leaving the first warmup
+// intervals out of the evts/sec and tokens/sec figures.
+func Summarize(res *pipebench.Result, warmup int) Summary {
+	ivs := res.Intervals[min(warmup, len(res.Intervals)):]
+	xs := make([]float64, len(ivs))
+	var toks uint64
+	var secs float64
+	for i, iv := range ivs {
+		xs[i] = iv.EventsPerSec
+		toks += iv.Tokens
+		secs += iv.Seconds
+	}
+	s := Summary{
+		EventsPerSec: stats.Summarize(xs, NoisyCV),
+		Warmup:       warmup,
+		TokensPerSec: stats.Rate(toks, secs),
+		Applies:      !res.Setup.NoWaitCall,
+		SetupMillis:  float64(res.Setup.Took) / float64(time.Millisecond),
+	}
+	t := res.Totals
+	if s.Applies && t.Calls > t.EmptyCalls {
+		s.SamplesPerCall = float64(t.Events) / float64(t.Calls-t.EmptyCalls)
+	}
+	h := &res.PerCall
+	s.PerCall = PerCall{Calls: h.Count(), Empty: h.Zeros(), Mean: h.Mean(),
+		P50: quantile(h, 0.5), P90: quantile(h, 0.9), P99: quantile(h, 0.99), Max: h.Max()}
+	s.CallsPerEvent = stats.PerEvent(t.Calls, t.Events)
+	s.WaitSyscallsPerEvent = stats.PerEvent(t.WaitSyscalls, t.Events)
+	s.ReadsPerEvent = stats.PerEvent(t.Reads+res.WriterReads, t.Events)
+	s.WritesPerEvent = stats.PerEvent(t.Writes+res.WriterWrites, t.Events)
+	s.CtlPerEvent = stats.PerEvent(t.Ctl, t.Events)
+	s.WriterWaitsPerEvent = stats.PerEvent(res.WriterWaits, t.Events)
+	s.Costs = costs(res)
+	if l := &res.Latency; l.Count() > 0 {
+		s.Latency = &Latency{Tokens: l.Count(), P50: quantile(l, 0.5), P90: quantile(l, 0.9), P99: quantile(l, 0.99),
+			P999: quantile(l, 0.999), Max: l.Max()}
+	}
+	switch n := len(res.Intervals); {
+	case n == 0:
+		s.Warnings = append(s.Warnings, "no full interval: the run ended before the first interval")
+	case len(ivs) == 0:
+		s.Warnings = append(s.Warnings, fmt.Sprintf("no interval after warm-up: the run ended after %s, all warm-up (-warmup %d)", Plural(n, "interval"), warmup))
+	default:
+		s.Warnings = s.EventsPerSec.Warnings("interval")
+	}
+	if t.Spurious > 0 {
+		s.Warnings = append(s.Warnings, "the backend reported pipes ready that had nothing to read")
+	}
+	s.Warnings = append(s.Warnings, restWarnings(res)...)
+	if w := lateWarning(res); w != "" {
+		s.Warnings = append(s.Warnings, w)
+	}
+	if c := h.Clamped(); c > 0 {
+		s.Warnings = append(s.Warnings, fmt.Sprintf("ready/call: %s above %d ready, counted as %d", Plural(int(c), "call"), h.Highest(), h.Highest()))
+	}
+	if l := &res.Latency; l.Count() > 0 {
+		if c := l.Clamped(); c > 0 {
+			top := time.Duration(l.Highest())
+			s.Warnings = append(s.Warnings, fmt.Sprintf("latency: %s waited longer than %v, counted as %v in the quantiles", Plural(int(c), "token"), top, top))
+		}
+		if z := l.Zeros(); z > 0 {
+			s.Warnings = append(s.Warnings, fmt.Sprintf("latency: %s read at or before the time stamped on them, counted as 0ns", Plural(int(z), "token")))
+		}
+	}
+	return s
+}
+
+// quantile is h's q-quantile to the digits h holds.
+func quantile(h *stats.Hist, q float64) float64 {
+	return stats.RoundSig(h.Quantile(q), stats.HistDigits)
+}
+
+// Plural says n things: "1 interval", "2 intervals".
+func Plural(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}

@@ -1,0 +1,194 @@
+package summary_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats"
+	"github.com/pipebench/pipebench/stats/report/reporttest"
+	"github.com/pipebench/pipebench/stats/summary"
+)
+
+func TestSummarizeHandComputed(t *testing.T) {
+	s := summary.Summarize(reporttest.Fixture(), 1)
+	// After warm-up: 100000, 110000, 120000.
+	e := s.EventsPerSec
+	if e.N != 3 || e.Median != 110000 || e.Mean != 110000 || e.Min != 100000 || e.Max != 120000 {
+		t.Errorf("evts/sec summary %+v", e)
+	}
+	if math.Abs(e.StdDev-10000) > 1e-9 {
+		t.Errorf("sd %v, want 10000", e.StdDev)
+	}
+	// t(0.975, 2) = 4.302653: CI = 110000 ± 4.302653*10000/sqrt(3).
+	if half := 4.302653 * 10000 / math.Sqrt(3); math.Abs(e.CIHigh-110000-half) > 1 {
+		t.Errorf("CI %v..%v, want ±%v", e.CILow, e.CIHigh, half)
+	}
+	if s.Warmup != 1 {
+		t.Errorf("warm-up %d", s.Warmup)
+	}
+	// 84000 readiness calls for 420000 events.
+	if math.Abs(s.CallsPerEvent-0.2) > 1e-9 {
+		t.Errorf("calls/event %v, want 0.2", s.CallsPerEvent)
+	}
+	// 42000 wait syscalls; 420000 reads and 42000 by the writer; 84000
+	// credit words and 462007 token writes; 21000 waits for credits.
+	for _, c := range []struct {
+		what      string
+		got, want float64
+	}{
+		{"wait syscalls", s.WaitSyscallsPerEvent, 0.1},
+		{"reads", s.ReadsPerEvent, 1.1},
+		{"writes", s.WritesPerEvent, (84000 + 462007) / 420000.0},
+		{"writer waits", s.WriterWaitsPerEvent, 0.05},
+	} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s per event %v, want %v", c.what, c.got, c.want)
+		}
+	}
+	if s.PerCall.P50 != 5 || s.PerCall.Max != 5 || s.PerCall.Empty != 8 {
+		t.Errorf("per call %+v", s.PerCall)
+	}
+	reader := s.Costs[0]
+	if reader.Who != "reader thread" || math.Abs(*reader.SystemPerEvent-1000) > 1e-9 || math.Abs(reader.VoluntaryPerSec-1000) > 1e-9 {
+		t.Errorf("reader cost %+v, want 1000 ns sys/event and 1000 vol cs/s", reader)
+	}
+	if math.Abs(reader.CPUPerEvent-1100) > 1e-9 {
+		t.Errorf("reader cpu/event %v, want 1100 ns", reader.CPUPerEvent)
+	}
+	var who []string
+	for _, c := range s.Costs {
+		who = append(who, c.Who)
+	}
+	if strings.Join(who, ",") != "reader thread,writer thread,rest,process" {
+		t.Fatalf("thread mode cost rows %q, want reader thread, writer thread, rest, process", who)
+	}
+	checkRestAddsUp(t, s.Costs[:3], s.Costs[3])
+	// 8 ms of the rest over 420000 events.
+	if rest := s.Costs[2]; math.Abs(rest.CPUPerEvent-8e6/420000) > 1e-9 || rest.UserPerEvent != nil || rest.SystemPerEvent != nil {
+		t.Errorf("rest %+v: want %v ns cpu/event and no user/system split", rest, 8e6/420000)
+	}
+	if s.Latency != nil {
+		t.Error("latency reported without latency mode")
+	}
+}
+
+func TestSummarizeWarmupRule(t *testing.T) {
+	if s := summary.Summarize(reporttest.Fixture(), 0); s.EventsPerSec.N != 4 || s.EventsPerSec.Median != 105000 || s.Warmup != 0 {
+		t.Errorf("-warmup 0 keeps every interval: %+v", s.EventsPerSec)
+	}
+	// A run that ended with no more intervals than the warm-up has nothing
+	// after it: the warm-up is not kept, and the summary says so.
+	for _, warmup := range []int{4, 10} {
+		s := summary.Summarize(reporttest.Fixture(), warmup)
+		if s.EventsPerSec.N != 0 || s.Warmup != warmup || s.TokensPerSec != 0 {
+			t.Errorf("-warmup %d over 4 intervals: %+v, tokens/sec %v", warmup, s.EventsPerSec, s.TokensPerSec)
+		}
+		if len(s.Warnings) == 0 || !strings.Contains(s.Warnings[0], "no interval after warm-up: the run ended after 4 intervals") {
+			t.Errorf("-warmup %d over 4 intervals: warnings %q", warmup, s.Warnings)
+		}
+	}
+}
+
+func TestSummarizeRuns(t *testing.T) {
+	a := summary.SummarizeRuns([]summary.Run{
+		{Summary: summary.Summary{EventsPerSec: stats.Summary{N: 3, Median: 100}}},
+		{Summary: summary.Summary{EventsPerSec: stats.Summary{N: 3, Median: 200}}},
+		{Summary: summary.Summary{EventsPerSec: stats.Summary{N: 2, Median: 1000}}, LeftOut: "failed"},
+	})
+	if a.Runs != 3 || a.Summarized != 2 || a.LeftOut != 1 || a.EventsPerSec.N != 2 || a.EventsPerSec.Median != 150 {
+		t.Errorf("across runs %+v", a)
+	}
+}
+
+// checkRestAddsUp checks that the rows of a process's threads (the last
+// being its rest) add up to the process's row.
+func checkRestAddsUp(t *testing.T, threads []summary.Cost, process summary.Cost) {
+	t.Helper()
+	var cpu, vol, invol float64
+	for _, c := range threads {
+		cpu += c.CPUPerEvent
+		vol += c.VoluntaryPerEvent
+		invol += c.InvoluntaryPerEvent
+	}
+	if math.Abs(cpu-process.CPUPerEvent) > 1e-6 || math.Abs(vol-process.VoluntaryPerEvent) > 1e-9 || math.Abs(invol-process.InvoluntaryPerEvent) > 1e-9 {
+		t.Errorf("threads and rest add up to cpu %v, vol %v, invol %v per event; the process row says %v, %v, %v",
+			cpu, vol, invol, process.CPUPerEvent, process.VoluntaryPerEvent, process.InvoluntaryPerEvent)
+	}
+}
+
+func TestRestRows(t *testing.T) {
+	t.Run("WarnsAboveShare", func(t *testing.T) {
+		res := reporttest.Fixture()
+		res.Process = res.Process.Add(pipebench.Usage{System: 30 * time.Millisecond})
+		s := summary.Summarize(res, 1)
+		// 38 ms of 940 ms: 4.0%.
+		if got := restWarningsOf(s); len(got) != 1 || !strings.Contains(got[0], "4.0%") {
+			t.Errorf("warnings %q, want one about the process's other threads at 4.0%%", s.Warnings)
+		}
+		if got := restWarningsOf(summary.Summarize(reporttest.Fixture(), 1)); len(got) != 0 {
+			t.Errorf("rest under 1%%: warnings %q, want none", got)
+		}
+	})
+	t.Run("WriterProcess", func(t *testing.T) {
+		res := reporttest.Fixture()
+		res.Setup.Writer = pipebench.WriterProcess
+		res.Process = res.ReaderThread.Add(reporttest.FixtureRest)
+		res.WriterProcess = res.WriterThread.Add(pipebench.Usage{User: time.Millisecond, Voluntary: 100})
+		s := summary.Summarize(res, 1)
+		var who []string
+		for _, c := range s.Costs {
+			who = append(who, c.Who)
+		}
+		if strings.Join(who, ",") != "reader thread,writer thread,rest,process,writer rest,writer process" {
+			t.Fatalf("process mode cost rows %q", who)
+		}
+		checkRestAddsUp(t, []summary.Cost{s.Costs[0], s.Costs[2]}, s.Costs[3])
+		checkRestAddsUp(t, []summary.Cost{s.Costs[1], s.Costs[4]}, s.Costs[5])
+	})
+	t.Run("Driver", func(t *testing.T) {
+		res := reporttest.Fixture()
+		res.Setup.Driver = true
+		res.Process = res.Process.Add(pipebench.Usage{System: time.Second})
+		s := summary.Summarize(res, 1)
+		if s.Costs[2].Who != "goroutines" {
+			t.Errorf("a Driver's other threads are named %q, want goroutines", s.Costs[2].Who)
+		}
+		if got := restWarningsOf(s); len(got) != 0 {
+			t.Errorf("a Driver backend's goroutines are its reading, not overhead: warnings %q", got)
+		}
+	})
+}
+
+// restWarningsOf picks a summary's warnings about the other threads.
+func restWarningsOf(s summary.Summary) []string {
+	var got []string
+	for _, w := range s.Warnings {
+		if strings.Contains(w, "threads other than the reader and writer") {
+			got = append(got, w)
+		}
+	}
+	return got
+}
+
+func TestLateWarning(t *testing.T) {
+	late := func(s summary.Summary) []string {
+		var got []string
+		for _, w := range s.Warnings {
+			if strings.Contains(w, "after its boundary") {
+				got = append(got, w)
+			}
+		}
+		return got
+	}
+	res := reporttest.Fixture()
+	if w := late(summary.Summarize(res, 1)); len(w) != 0 {
+		t.Errorf("intervals at most 4 ms late of 1 s: warnings %q, want none", w)
+	}
+	res.Intervals[2].Late = 11 * time.Millisecond
+	if w := late(summary.Summarize(res, 1)); len(w) != 1 || !strings.Contains(w[0], "interval 3 was counted 11ms after its boundary") {
+		t.Errorf("interval 3 11 ms late of 1 s: warnings %q", w)
+	}
+}
