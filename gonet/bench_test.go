@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
@@ -58,7 +59,7 @@ func (r *relay) Missed(bool) {
 }
 
 func pingPong(b *testing.B, n int) {
-	if _, err := pipebench.RaiseFileLimit(); err != nil {
+	if _, err := fdlimit.RaiseFileLimit(); err != nil {
 		b.Fatal(err)
 	}
 	be, err := open(pipebench.Options{Pipes: n, MaxFD: 3*n + 100})

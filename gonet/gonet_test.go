@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/pipebench/pipebench/gonet"
+	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
@@ -105,7 +106,7 @@ func TestPlanCountsDuplicates(t *testing.T) {
 // runtime's, and never the registered descriptors; Wait is refused.
 func TestRegistration(t *testing.T) {
 	open := func() int {
-		n, err := pipebench.OpenFDs()
+		n, err := fdlimit.OpenFDs()
 		if err != nil {
 			t.Fatal(err)
 		}

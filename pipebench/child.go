@@ -13,7 +13,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/internal/osthread"
+	"github.com/pipebench/pipebench/internal/tokens"
 )
 
 // The writer process is this same binary started again with writerEnv set;
@@ -46,7 +48,7 @@ func writerProcessMain(ctl int) (err error) {
 			_ = sendMsg(ctl, msgError, writerReport{Error: err.Error()}, nil)
 		}
 	}()
-	if _, err := RaiseFileLimit(); err != nil {
+	if _, err := fdlimit.RaiseFileLimit(); err != nil {
 		return err
 	}
 	kind, body, _, err := recvMsg(ctl, -1)
@@ -60,16 +62,18 @@ func writerProcessMain(ctl int) (err error) {
 	if err := json.Unmarshal(body, &s); err != nil {
 		return fmt.Errorf("decode setup: %w", err)
 	}
-	w := writer{wfds: make([]int32, s.Pipes), route: newRouter(s.Route, s.Seed, s.Pipes), inFlight: s.InFlight, credits: -1, alone: true, latency: s.Latency, eventfd: s.Source == SourceEventfd}
-	var stop *sharedFlag
-	defer func() { stop.unmap() }()
+	cfg := Config{Latency: s.Latency, Source: s.Source}
+	w := tokens.Writer{WFDs: make([]int32, s.Pipes), Route: tokens.NewRouter(s.Route, s.Seed, s.Pipes), InFlight: s.InFlight,
+		Credits: -1, Alone: true, Format: cfg.format()}
+	var stop *tokens.SharedFlag
+	defer func() { stop.Unmap() }()
 	if s.CPU >= 0 {
-		if err := pinThread(s.CPU); err != nil {
+		if err := osthread.Pin(s.CPU); err != nil {
 			return fmt.Errorf("writer process: %w", err)
 		}
 	}
 	got := 0
-	for got < s.Pipes || w.credits < 0 {
+	for got < s.Pipes || w.Credits < 0 {
 		kind, body, fds, err := recvMsg(ctl, -1)
 		if err != nil {
 			return err
@@ -85,20 +89,20 @@ func writerProcessMain(ctl int) (err error) {
 			if len(fds) != 2 {
 				return fmt.Errorf("credit batch carried %d descriptors, want the credit pipe and the stop flag", len(fds))
 			}
-			w.credits = int32(fds[0])
-			stop, err = mapSharedFlag(fds[1])
+			w.Credits = int32(fds[0])
+			stop, err = tokens.MapSharedFlag(fds[1])
 			unix.Close(fds[1])
 			if err != nil {
 				return err
 			}
-			w.stop = stop.flag
+			w.Stop = stop.Flag
 			continue
 		}
 		if b.First != got || b.First+len(fds) > s.Pipes {
 			return fmt.Errorf("descriptor batch for pipes %d..%d out of order (have %d of %d)", b.First, b.First+len(fds), got, s.Pipes)
 		}
 		for i, fd := range fds {
-			w.wfds[b.First+i] = int32(fd)
+			w.WFDs[b.First+i] = int32(fd)
 		}
 		got += len(fds)
 	}
@@ -115,16 +119,16 @@ func writerProcessMain(ctl int) (err error) {
 	// The writing thread keeps its P while it waits for credits (procs.go).
 	_, release := osthread.LendPs(1)
 	defer release()
-	th := startUsage(unix.RUSAGE_THREAD)
-	pr := startUsage(unix.RUSAGE_SELF)
-	if err := w.run(); err != nil {
+	th := osthread.StartUsage(unix.RUSAGE_THREAD)
+	pr := osthread.StartUsage(unix.RUSAGE_SELF)
+	if err := w.Run(); err != nil {
 		return err
 	}
-	rep := writerReport{Sent: w.sent, Writes: w.writes, Full: w.full, Reads: w.reads, Waits: w.waits}
-	if rep.Thread, err = th.stop(); err != nil {
+	rep := writerReport{WriterCounts: w.Counts}
+	if rep.Thread, err = th.Stop(); err != nil {
 		return err
 	}
-	if rep.Process, err = pr.stop(); err != nil {
+	if rep.Process, err = pr.Stop(); err != nil {
 		return err
 	}
 	if err := sendMsg(ctl, msgReport, rep, nil); err != nil {

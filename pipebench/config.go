@@ -2,7 +2,11 @@ package pipebench
 
 import (
 	"fmt"
+	"slices"
 	"time"
+
+	"github.com/pipebench/pipebench/internal/osthread"
+	"github.com/pipebench/pipebench/internal/tokens"
 )
 
 // WriterMode says who forwards a token after the reader has read it.
@@ -52,44 +56,19 @@ func ParseWriterMode(s string) (WriterMode, error) {
 	return 0, fmt.Errorf("unknown writer %q: want self, thread, process or auto", s)
 }
 
-// Route says how the next pipe for a token is chosen.
-type Route int
+// Route says how the next pipe for a token is chosen (internal/tokens).
+type Route = tokens.Route
 
 const (
 	// RouteRandom picks the next pipe with a seeded xorshift generator, as
 	// the original's rand() did.
-	RouteRandom Route = iota
+	RouteRandom = tokens.RouteRandom
 	// RouteNext sends the token to pipe i+1 (wrapping).
-	RouteNext
+	RouteNext = tokens.RouteNext
 )
 
-func (r Route) String() string {
-	if r == RouteNext {
-		return "next"
-	}
-	return "random"
-}
-
-// MarshalText makes a route read as its name in JSON.
-func (r Route) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
-
-// UnmarshalText reads a route from its name.
-func (r *Route) UnmarshalText(b []byte) error {
-	v, err := ParseRoute(string(b))
-	*r = v
-	return err
-}
-
 // ParseRoute maps a -route value to its Route.
-func ParseRoute(s string) (Route, error) {
-	switch s {
-	case "random":
-		return RouteRandom, nil
-	case "next":
-		return RouteNext, nil
-	}
-	return 0, fmt.Errorf("unknown route %q: want random or next", s)
-}
+func ParseRoute(s string) (Route, error) { return tokens.ParseRoute(s) }
 
 // MaxInFlight bounds -l: a pipe made while the user is over
 // pipe-user-pages-soft holds only two pages, and in self mode every token may
@@ -220,12 +199,48 @@ func (c *Config) Validate() error {
 	return checkCPUs(c.CPUs)
 }
 
-// tokenSize is the bytes one token write takes.
-func (c *Config) tokenSize() int {
-	if c.Latency || c.Source == SourceEventfd {
-		return LatencyTokenSize
+// checkCPUs reports a CPU this process may not run on.
+func checkCPUs(cpus []int) error {
+	if len(cpus) == 0 {
+		return nil
 	}
-	return 1
+	ok, err := osthread.AllowedCPUs()
+	if err != nil {
+		return err
+	}
+	for _, c := range cpus {
+		if !slices.Contains(ok, c) {
+			return fmt.Errorf("-cpu %d: this process may run on CPUs %v", c, ok)
+		}
+	}
+	return nil
+}
+
+// readerCPU and writerCPU are where -cpu puts the two sides, or -1.
+func (c *Config) readerCPU() int {
+	if len(c.CPUs) == 0 {
+		return -1
+	}
+	return c.CPUs[0]
+}
+
+func (c *Config) writerCPU() int {
+	if len(c.CPUs) == 0 {
+		return -1
+	}
+	return c.CPUs[len(c.CPUs)-1]
+}
+
+// format is what one token is: a byte, a stamp (latency mode) or an
+// eventfd increment.
+func (c *Config) format() tokens.Format {
+	switch {
+	case c.Source == SourceEventfd:
+		return tokens.Increment
+	case c.Latency:
+		return tokens.Stamp
+	}
+	return tokens.Byte
 }
 
 func (c *Config) withDefaults() Config {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pipebench/pipebench/internal/tokens"
 )
 
 // The reading process and its writer process talk over a SOCK_SEQPACKET
@@ -46,14 +48,10 @@ type fdBatch struct {
 }
 
 // writerReport is what a writer says when it stops: its counts (see
-// writer).
+// tokens.Writer).
 type writerReport struct {
-	Sent   uint64 `json:"sent"`
-	Writes uint64 `json:"writes"`
-	Full   uint64 `json:"full"`
-	Reads  uint64 `json:"reads"`
-	Waits  uint64 `json:"waits"`
-	Error  string `json:"error,omitempty"`
+	tokens.WriterCounts
+	Error string `json:"error,omitempty"`
 	// Thread is the writing thread's usage; Process is the writer process's
 	// (process mode only).
 	Thread  Usage `json:"thread"`

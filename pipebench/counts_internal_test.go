@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pipebench/pipebench/internal/tokens"
 )
 
 // TestWorkerCountsFailedForward: a worker whose forward fails half-way
@@ -99,25 +101,25 @@ func TestWriterStopsAtWindowEnd(t *testing.T) {
 				defer unix.Close(p[1])
 				rfds[i], wfds[i] = int32(p[0]), int32(p[1])
 			}
-			cr, cw, err := newCreditPipe(false, inFlight)
+			cr, cw, err := tokens.NewCreditPipe(false, inFlight)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer unix.Close(int(cr))
 			defer unix.Close(int(cw))
 			stop := new(atomic.Bool)
-			w := &writer{wfds: wfds, route: newRouter(RouteRandom, 1, pipes), inFlight: inFlight, credits: cr, stop: stop}
+			w := &tokens.Writer{WFDs: wfds, Route: tokens.NewRouter(RouteRandom, 1, pipes), InFlight: inFlight, Credits: cr, Stop: stop}
 			done := make(chan error, 1)
 			go func() {
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
-				done <- w.run()
+				done <- w.Run()
 			}()
 			time.Sleep(20 * time.Millisecond)
 			stop.Store(true)
 			if inFlight > 0 {
 				var b [8]byte
-				if err := sendCredit(cw, &b, 4); err != nil { // after the window: no token for them
+				if err := tokens.SendCredit(cw, &b, 4); err != nil { // after the window: no token for them
 					t.Fatal(err)
 				}
 			}
@@ -134,37 +136,15 @@ func TestWriterStopsAtWindowEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if inPipes != w.sent || w.writes != w.sent+w.full {
-				t.Errorf("%d tokens in the pipes, %d sent, %d writes, %d found a pipe full: want sent = in the pipes = writes - full", inPipes, w.sent, w.writes, w.full)
+			c := w.Counts
+			if inPipes != c.Sent || c.Writes != c.Sent+c.Full {
+				t.Errorf("%d tokens in the pipes, %d sent, %d writes, %d found a pipe full: want sent = in the pipes = writes - full", inPipes, c.Sent, c.Writes, c.Full)
 			}
 			// Its waits may end early with EINTR (the runtime's preemption
 			// signal), each followed by a read.
-			if inFlight > 0 && (w.sent != uint64(inFlight) || w.waits == 0 || w.reads != w.waits) {
-				t.Errorf("bounded writer: %d sent, %d credit reads, %d waits; want its %d tokens, then a read after each wait", w.sent, w.reads, w.waits, inFlight)
+			if inFlight > 0 && (c.Sent != uint64(inFlight) || c.Waits == 0 || c.Reads != c.Waits) {
+				t.Errorf("bounded writer: %d sent, %d credit reads, %d waits; want its %d tokens, then a read after each wait", c.Sent, c.Reads, c.Waits, inFlight)
 			}
 		})
-	}
-}
-
-// TestSharedFlag: a store to the stop flag is seen through another mapping
-// of its memfd, as the writer process maps it.
-func TestSharedFlag(t *testing.T) {
-	f, fd, err := newSharedFlag()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.unmap()
-	g, err := mapSharedFlag(fd)
-	unix.Close(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.unmap()
-	if g.flag.Load() {
-		t.Fatal("a new flag is set")
-	}
-	f.flag.Store(true)
-	if !g.flag.Load() {
-		t.Error("the flag set through one mapping is clear through the other")
 	}
 }

@@ -8,6 +8,6 @@
 // the whole benchmark. The hot loop only increments counters: no allocation,
 // lock, channel operation or clock read per event.
 //
-// Imports: stats and internal/osthread; never a backend, stats/report or an
-// experiment.
+// Imports: stats, internal/fdlimit, internal/osthread, internal/tokens and
+// internal/waitcall; never a backend, stats/report or an experiment.
 package pipebench

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/pipebench/pipebench/internal/tokens"
 	"github.com/pipebench/pipebench/stats"
 )
 
@@ -95,7 +96,7 @@ func (d *Drive) Workers(n int) []*Worker {
 		lats = stats.NewSparseHists(n, latencyRange, workerReserve)
 	}
 	for k := range ws {
-		ws[k] = &Worker{d: d, route: newRouter(d.route, d.seed+uint64(k)*0x9e3779b97f4a7c15, d.pipes)}
+		ws[k] = &Worker{d: d, route: tokens.NewRouter(d.route, d.seed+uint64(k)*0x9e3779b97f4a7c15, d.pipes)}
 		if d.latency {
 			ws[k].lat = &lats[k]
 		}
@@ -112,7 +113,7 @@ type Worker struct {
 	_                                       [64]byte
 	events, tokens, reads, writes, spurious atomic.Uint64
 	d                                       *Drive
-	route                                   router
+	route                                   tokens.Router
 	lat                                     *stats.Hist // latency mode
 	cbuf, tokBuf                            [8]byte
 	_                                       [64]byte
@@ -132,16 +133,16 @@ type Worker struct {
 func (w *Worker) Got(pipe int, b []byte) error {
 	d := w.d
 	n := len(b)
-	tok := token[:]
+	tok := tokens.ByteToken()
 	switch {
 	case d.eventfd:
 		n = int(binary.LittleEndian.Uint64(b))
-		tok = eventfdToken[:]
+		tok = tokens.IncrementToken()
 	case d.latency:
 		n = len(b) / LatencyTokenSize
-		now := nanotime()
+		now := tokens.Nanotime()
 		recordStamps(w.lat, now, b)
-		tok = stamp(&w.tokBuf, now)
+		tok = tokens.PutStamp(&w.tokBuf, now)
 	}
 	w.reads.Add(1)
 	w.events.Add(1)
@@ -151,19 +152,19 @@ func (w *Worker) Got(pipe int, b []byte) error {
 	if d.self {
 		// As the reader does: the next route spreads a read's tokens over
 		// pipe+1, pipe+2, ...
-		j := w.route.after(pipe)
+		j := w.route.After(pipe)
 		for t := range n {
 			if t > 0 {
-				j = w.route.pick()
+				j = w.route.Pick()
 			}
-			if m, e := rawWrite(d.wfds[j], tok); e != 0 || m != len(tok) {
-				err = fmt.Errorf("forward token from pipe %d to pipe %d (fd %d): %w", pipe, j, d.wfds[j], writeErr(m, len(tok), e))
+			if m, e := tokens.Write(d.wfds[j], tok); e != 0 || m != len(tok) {
+				err = fmt.Errorf("forward token from pipe %d to pipe %d (fd %d): %w", pipe, j, d.wfds[j], tokens.WriteErr(m, len(tok), e))
 				break
 			}
 			writes++
 		}
 	} else if d.credit >= 0 {
-		if err = sendCredit(d.credit, &w.cbuf, uint64(n)); err == nil {
+		if err = tokens.SendCredit(d.credit, &w.cbuf, uint64(n)); err == nil {
 			writes = 1
 		}
 	}

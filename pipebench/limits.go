@@ -1,37 +1,6 @@
 package pipebench
 
-import (
-	"fmt"
-	"os"
-
-	"golang.org/x/sys/unix"
-)
-
-// RaiseFileLimit raises the soft RLIMIT_NOFILE to the hard limit and returns
-// the limit now in force.
-func RaiseFileLimit() (uint64, error) {
-	var lim unix.Rlimit
-	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
-		return 0, fmt.Errorf("getrlimit RLIMIT_NOFILE: %w", err)
-	}
-	if lim.Cur < lim.Max {
-		lim.Cur = lim.Max
-		if err := unix.Setrlimit(unix.RLIMIT_NOFILE, &lim); err != nil {
-			return 0, fmt.Errorf("raise RLIMIT_NOFILE soft limit to %d: %w", lim.Max, err)
-		}
-	}
-	return lim.Cur, nil
-}
-
-// OpenFDs counts this process's open descriptors.
-func OpenFDs() (int, error) {
-	ents, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		return 0, fmt.Errorf("count open descriptors: %w", err)
-	}
-	// ReadDir's own descriptor is listed while it reads.
-	return len(ents) - 1, nil
-}
+import "fmt"
 
 // batchFDs is how many write ends travel in one SCM_RIGHTS message to the
 // writer process (the kernel's SCM_MAX_FD is 253).

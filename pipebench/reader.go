@@ -8,6 +8,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/tokens"
+	"github.com/pipebench/pipebench/internal/waitcall"
 	"github.com/pipebench/pipebench/stats"
 )
 
@@ -22,7 +24,7 @@ type reader struct {
 	rfds    []int32
 	wfds    []int32 // self mode: where forwarded tokens go
 	ready   []int32
-	route   router
+	route   tokens.Router
 	self    bool
 	edge    bool  // read until a short read
 	credit  int32 // write end of the credit pipe, or -1
@@ -50,7 +52,7 @@ type reader struct {
 	noun string
 	// churn descriptors are removed and re-added after every call.
 	churn      int
-	churnRoute router
+	churnRoute tokens.Router
 	buf        [readSize]byte
 	cbuf       [8]byte
 }
@@ -70,7 +72,7 @@ func (r *reader) loop() error {
 	r.syscalls = r.be.WaitSyscalls()
 	for !r.stop.Load() {
 		if r.delay != nil {
-			if err := sleepFully(r.delay, &r.rem); err != nil {
+			if err := waitcall.SleepFully(r.delay, &r.rem); err != nil {
 				return fmt.Errorf("delay before readiness call: %w", err)
 			}
 		}
@@ -115,7 +117,7 @@ func (r *reader) handle(n int, b *batch) error {
 		var k int
 		var tok []byte
 		for first := true; ; first = false {
-			m, e := rawRead(fd, r.buf[:])
+			m, e := tokens.Read(fd, r.buf[:])
 			b.reads++
 			if e == unix.EAGAIN {
 				// Only a first read that finds nothing is a false report;
@@ -133,15 +135,15 @@ func (r *reader) handle(n int, b *batch) error {
 			}
 			b.events++
 			got := m
-			tok = token[:]
+			tok = tokens.ByteToken()
 			if r.eventfd {
 				got = int(binary.LittleEndian.Uint64(r.buf[:8]))
-				tok = eventfdToken[:]
+				tok = tokens.IncrementToken()
 			} else if r.latency {
 				got = m / 8
-				now := nanotime()
+				now := tokens.Nanotime()
 				r.recordLatency(now, r.buf[:m])
-				tok = stamp(&r.tokBuf, now)
+				tok = tokens.PutStamp(&r.tokBuf, now)
 			}
 			b.tokens += uint64(got)
 			k += got
@@ -152,13 +154,13 @@ func (r *reader) handle(n int, b *batch) error {
 		if r.self && k > 0 {
 			// The next route spreads a read's tokens over i+1, i+2, ...,
 			// so that tokens that arrived together do not travel as one.
-			j := r.route.after(int(tag))
+			j := r.route.After(int(tag))
 			for t := range k {
 				if t > 0 {
-					j = r.route.pick()
+					j = r.route.Pick()
 				}
-				if m, e := rawWrite(r.wfds[j], tok); e != 0 || m != len(tok) {
-					return fmt.Errorf("forward token to %s %d (fd %d): %w", r.noun, j, r.wfds[j], writeErr(m, len(tok), e))
+				if m, e := tokens.Write(r.wfds[j], tok); e != 0 || m != len(tok) {
+					return fmt.Errorf("forward token to %s %d (fd %d): %w", r.noun, j, r.wfds[j], tokens.WriteErr(m, len(tok), e))
 				}
 				b.writes++
 			}
@@ -171,7 +173,7 @@ func (r *reader) handle(n int, b *batch) error {
 		b.changes = uint64(r.churn)
 	}
 	if r.credit >= 0 && b.tokens > 0 {
-		if err := sendCredit(r.credit, &r.cbuf, b.tokens); err != nil {
+		if err := tokens.SendCredit(r.credit, &r.cbuf, b.tokens); err != nil {
 			return err
 		}
 		b.writes++
@@ -206,7 +208,7 @@ func (r *reader) publish(b *batch) {
 // churnOnce removes and re-adds churn descriptors, chosen at random.
 func (r *reader) churnOnce() error {
 	for range r.churn {
-		i := r.churnRoute.pick()
+		i := r.churnRoute.Pick()
 		fd := int(r.rfds[i])
 		if err := r.be.Remove(fd, int32(i)); err != nil {
 			return fmt.Errorf("churn: remove pipe %d (fd %d): %w", i, fd, err)
@@ -227,22 +229,22 @@ func (r *reader) bypass(at []int32) error {
 		for k := range at {
 			i := at[k]
 			fd := r.rfds[i]
-			m, e := rawRead(fd, r.buf[:r.tokSize])
+			m, e := tokens.Read(fd, r.buf[:r.tokSize])
 			if e != 0 {
 				return fmt.Errorf("bypass: read pipe %d (fd %d), which holds a token: %w", i, fd, e)
 			}
 			if m == 0 {
 				return &EOFError{Pipe: int(i)}
 			}
-			tok := token[:]
+			tok := tokens.ByteToken()
 			if r.latency {
-				now := nanotime()
+				now := tokens.Nanotime()
 				r.recordLatency(now, r.buf[:m])
-				tok = stamp(&r.tokBuf, now)
+				tok = tokens.PutStamp(&r.tokBuf, now)
 			}
-			j := int32(r.route.after(int(i)))
-			if m, e := rawWrite(r.wfds[j], tok); e != 0 || m != len(tok) {
-				return fmt.Errorf("bypass: write pipe %d (fd %d): %w", j, r.wfds[j], writeErr(m, len(tok), e))
+			j := int32(r.route.After(int(i)))
+			if m, e := tokens.Write(r.wfds[j], tok); e != 0 || m != len(tok) {
+				return fmt.Errorf("bypass: write pipe %d (fd %d): %w", j, r.wfds[j], tokens.WriteErr(m, len(tok), e))
 			}
 			at[k] = j
 			events++

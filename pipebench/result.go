@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pipebench/pipebench/internal/osthread"
 	"github.com/pipebench/pipebench/stats"
 )
+
+// Usage is CPU time and context switches from getrusage, for a thread or a
+// process, over the measured window (internal/osthread).
+type Usage = osthread.Usage
 
 // Setup describes a run once its pipes are made, before it is measured.
 type Setup struct {

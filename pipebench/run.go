@@ -12,7 +12,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/internal/osthread"
+	"github.com/pipebench/pipebench/internal/tokens"
 )
 
 // Run makes the pipes, measures for cfg.Duration (or until cfg.Stop), tears
@@ -65,14 +67,14 @@ func prepare(c Config, extraFDs int) (Config, Plan, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, Plan{}, &ConfigError{err}
 	}
-	limit, err := RaiseFileLimit()
+	limit, err := fdlimit.RaiseFileLimit()
 	if err != nil {
 		return cfg, Plan{}, err
 	}
 	// The Go runtime opens its own epoll descriptor and eventfd the first
 	// time a timer is armed; make it happen now, so that they are counted.
 	time.Sleep(time.Nanosecond)
-	base, err := OpenFDs()
+	base, err := fdlimit.OpenFDs()
 	if err != nil {
 		return cfg, Plan{}, err
 	}
@@ -91,8 +93,8 @@ type run struct {
 	proc    *writerProcess
 	creditR int32
 	creditW int32
-	wstop   *sharedFlag // the writer process's stop flag
-	primed  uint64      // tokens written by setup (self mode)
+	wstop   *tokens.SharedFlag // the writer process's stop flag
+	primed  uint64             // tokens written by setup (self mode)
 	armTook time.Duration
 
 	ctr  counters
@@ -126,7 +128,7 @@ func (r *run) end() {
 	r.stop.Store(true)
 	r.haltOnce.Do(func() {
 		if r.wstop != nil {
-			r.wstop.flag.Store(true)
+			r.wstop.Flag.Store(true)
 		}
 		close(r.halt)
 	})
@@ -164,13 +166,13 @@ func (r *run) setup() error {
 	}
 	if mode == WriterThread || mode == WriterProcess {
 		// Made before the pipes, so that it gets a full-sized buffer.
-		cr, cw, err := newCreditPipe(mode == WriterProcess && cfg.InFlight > 0, cfg.InFlight)
+		cr, cw, err := tokens.NewCreditPipe(mode == WriterProcess && cfg.InFlight > 0, cfg.InFlight)
 		if err != nil {
 			return err
 		}
 		r.creditR, r.creditW = cr, cw
 		if r.proc != nil {
-			stop, fd, err := newSharedFlag()
+			stop, fd, err := tokens.NewSharedFlag()
 			if err != nil {
 				return err
 			}
@@ -222,7 +224,7 @@ func (r *run) setup() error {
 // to the writer process in batches, so that no process ever holds more than
 // its plan.
 func (r *run) makePipes() error {
-	growFDTable(r.plan.ReaderFDs)
+	fdlimit.GrowTable(r.plan.ReaderFDs)
 	n := r.cfg.Pipes
 	r.rfds = make([]int32, 0, n)
 	if r.proc == nil {
@@ -258,7 +260,7 @@ func (r *run) makePipes() error {
 		var p [2]int
 		var err error
 		if p[0], p[1], err = ch.open(); err != nil {
-			open, _ := OpenFDs()
+			open, _ := fdlimit.OpenFDs()
 			return fmt.Errorf("make %s %d of %d (%d descriptors open, limit %d): %w", r.cfg.Source, i+1, n, open, r.plan.Limit, err)
 		}
 		r.rfds = append(r.rfds, int32(p[0]))
@@ -317,9 +319,9 @@ func (r *run) read(rd *reader) error {
 	}
 	if cfg.Bypass {
 		at := make([]int32, cfg.InFlight)
-		route := newRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
+		route := tokens.NewRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
 		for k := range at {
-			at[k] = int32(route.pick())
+			at[k] = int32(route.Pick())
 		}
 		return rd.bypass(at)
 	}
@@ -334,38 +336,18 @@ func (r *run) read(rd *reader) error {
 // stamps do not count the setup.
 func (r *run) prime() error {
 	cfg := &r.cfg
-	route := newRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
-	w := writer{latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd}
+	route := tokens.NewRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
+	format := cfg.format()
+	var buf [8]byte
 	for range cfg.InFlight {
-		j := route.pick()
-		tok := w.token()
-		if n, e := rawWrite(r.wfds[j], tok); e != 0 || n != len(tok) {
-			return fmt.Errorf("prime token into %s %d: %w", cfg.Source.noun(), j, writeErr(n, len(tok), e))
+		j := route.Pick()
+		tok := format.Next(&buf)
+		if n, e := tokens.Write(r.wfds[j], tok); e != 0 || n != len(tok) {
+			return fmt.Errorf("prime token into %s %d: %w", cfg.Source.noun(), j, tokens.WriteErr(n, len(tok), e))
 		}
 		r.primed++
 	}
 	return nil
-}
-
-// growFDTable makes the kernel size this process's descriptor table for
-// want descriptors at once. Left to grow as pipes are made, the table
-// doubles a dozen times, and in a process with more than one thread each
-// doubling waits for an RCU grace period: setting up 9996 pipes took about
-// 110 ms that way and about 40 ms this way. It is best effort: a failure
-// only costs setup time.
-func growFDTable(want int) {
-	if want <= 64 {
-		return
-	}
-	p := make([]int, 2)
-	if err := unix.Pipe2(p, unix.O_CLOEXEC); err != nil {
-		return
-	}
-	defer unix.Close(p[0])
-	defer unix.Close(p[1])
-	if fd, err := unix.FcntlInt(uintptr(p[0]), unix.F_DUPFD_CLOEXEC, want-1); err == nil {
-		unix.Close(fd)
-	}
 }
 
 // procErr names the writer process's exit, when it has exited, as the cause.
@@ -384,15 +366,15 @@ func (r *run) measure() (*Result, error) {
 	var (
 		wg       sync.WaitGroup
 		wrep     writerReport
-		wthread  *writer
+		wthread  *tokens.Writer
 		readDone = make(chan struct{})
 	)
 	// The reader's thread starts first, so that no token waits for it.
 	rd := &reader{
-		be: r.be, rfds: r.rfds, wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes),
+		be: r.be, rfds: r.rfds, wfds: r.wfds, route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes),
 		self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: &r.ctr,
-		latency: cfg.Latency, tokSize: cfg.tokenSize(), eventfd: cfg.Source == SourceEventfd, noun: cfg.Source.noun(),
-		churn: cfg.Churn, churnRoute: newRouter(RouteRandom, cfg.Seed^0xc4a2, cfg.Pipes),
+		latency: cfg.Latency, tokSize: cfg.format().Size(), eventfd: cfg.Source == SourceEventfd, noun: cfg.Source.noun(),
+		churn: cfg.Churn, churnRoute: tokens.NewRouter(RouteRandom, cfg.Seed^0xc4a2, cfg.Pipes),
 	}
 	rd.newHists(cfg.Pipes)
 	if cfg.Delay > 0 {
@@ -420,9 +402,9 @@ func (r *run) measure() (*Result, error) {
 		defer runtime.UnlockOSThread()
 		armed <- r.arm()
 		<-start
-		u := startUsage(unix.RUSAGE_THREAD)
+		u := osthread.StartUsage(unix.RUSAGE_THREAD)
 		err := r.read(rd)
-		r.res.ReaderThread, _ = u.stop()
+		r.res.ReaderThread, _ = u.Stop()
 		if err != nil {
 			readerErr = err
 			r.fail(err)
@@ -430,9 +412,9 @@ func (r *run) measure() (*Result, error) {
 	}()
 	switch r.plan.Writer {
 	case WriterThread:
-		wthread = &writer{
-			wfds: r.wfds, route: newRouter(cfg.Route, cfg.Seed, cfg.Pipes), inFlight: cfg.InFlight,
-			credits: r.creditR, stop: &r.stop, latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd,
+		wthread = &tokens.Writer{
+			WFDs: r.wfds, Route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes), InFlight: cfg.InFlight,
+			Credits: r.creditR, Stop: &r.stop, Format: cfg.format(),
 		}
 		wg.Add(1)
 		go func() {
@@ -440,11 +422,10 @@ func (r *run) measure() (*Result, error) {
 			r.enterThread(RoleWriter, cfg.writerCPU(), writerTID)
 			defer runtime.UnlockOSThread()
 			<-start
-			u := startUsage(unix.RUSAGE_THREAD)
-			err := wthread.run()
-			wrep.Thread, _ = u.stop()
-			w := wthread
-			wrep.Sent, wrep.Writes, wrep.Full, wrep.Reads, wrep.Waits = w.sent, w.writes, w.full, w.reads, w.waits
+			u := osthread.StartUsage(unix.RUSAGE_THREAD)
+			err := wthread.Run()
+			wrep.Thread, _ = u.Stop()
+			wrep.WriterCounts = wthread.Counts
 			if err != nil {
 				r.fail(err)
 			}
@@ -465,7 +446,7 @@ func (r *run) measure() (*Result, error) {
 		cfg.OnSetup(r.res.Setup)
 	}
 	clocks := newCPUClocks(r.res.Setup.ReaderTID, r.res.Setup.WriterTID, r.res.Setup.WriterPID)
-	procUsage := startUsage(unix.RUSAGE_SELF)
+	procUsage := osthread.StartUsage(unix.RUSAGE_SELF)
 	// Setup's registrations are not part of the measured window.
 	ctl0 := r.ctlNow()
 	cpu0 := clocks.read(CPUTimes{})
@@ -491,7 +472,7 @@ func (r *run) measure() (*Result, error) {
 	var sentUnknown bool
 	if r.plan.Writer == WriterThread || r.plan.Writer == WriterProcess {
 		var sb [8]byte
-		if err := sendCredit(r.creditW, &sb, stopCredit); err != nil {
+		if err := tokens.SendCredit(r.creditW, &sb, tokens.StopWord); err != nil {
 			r.fail(fmt.Errorf("tell the writer to stop: %w", err))
 		}
 	}
@@ -522,7 +503,7 @@ func (r *run) measure() (*Result, error) {
 	default:
 		wg.Wait()
 	}
-	r.res.Process, _ = procUsage.stop()
+	r.res.Process, _ = procUsage.Stop()
 	r.res.WriterThread = wrep.Thread
 	r.res.WriterProcess = wrep.Process
 	r.res.WriterWrites, r.res.WriterReads, r.res.WriterWaits = wrep.Writes, wrep.Reads, wrep.Waits
@@ -578,7 +559,7 @@ func (r *run) enterThread(role string, cpu int, tid chan<- int) {
 	runtime.LockOSThread()
 	r.labelGoroutine(role)
 	if cpu >= 0 {
-		if err := pinThread(cpu); err != nil {
+		if err := osthread.Pin(cpu); err != nil {
 			r.fail(err)
 		}
 	}
@@ -665,14 +646,14 @@ const tcpSettle = 2 * time.Second
 // until want tokens are out or tcpSettle has passed.
 func (r *run) drain(want uint64) (uint64, error) {
 	buf := make([]byte, 64<<10)
-	size := uint64(r.cfg.tokenSize())
+	size := uint64(r.cfg.format().Size())
 	bytes := make([]uint64, len(r.rfds)) // per channel, across passes
 	var counted uint64                   // eventfd counters read
 	deadline := time.Now().Add(tcpSettle)
 	for {
 		for i, fd := range r.rfds {
 			for {
-				n, e := rawRead(fd, buf)
+				n, e := tokens.Read(fd, buf)
 				if e == unix.EAGAIN || (e == 0 && n == 0) {
 					break
 				}
@@ -711,7 +692,7 @@ func (r *run) release() {
 		r.be.Close()
 	}
 	r.end()
-	r.wstop.unmap()
+	r.wstop.Unmap()
 	for _, fd := range r.rfds {
 		unix.Close(int(fd))
 	}

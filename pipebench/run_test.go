@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/poll"
 )
@@ -38,7 +39,7 @@ func checkAccounting(t *testing.T, res *pipebench.Result) {
 
 func openFDs(t *testing.T) int {
 	t.Helper()
-	n, err := pipebench.OpenFDs()
+	n, err := fdlimit.OpenFDs()
 	if err != nil {
 		t.Fatal(err)
 	}

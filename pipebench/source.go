@@ -1,7 +1,6 @@
 package pipebench
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	"golang.org/x/sys/unix"
@@ -73,9 +72,6 @@ func (s Source) fdsPerChannel() int {
 
 // shared reports whether the read and write ends are one descriptor.
 func (s Source) shared() bool { return s == SourceEventfd }
-
-// eventfdToken is what adds one token to an eventfd counter.
-var eventfdToken = func() (b [8]byte) { binary.LittleEndian.PutUint64(b[:], 1); return }()
 
 // channels makes the channels of one run; tcp needs a listener, kept until
 // close.

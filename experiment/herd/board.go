@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/internal/osthread"
 )
 
 // The board is shared memory (a memfd mapped by the measuring process and by
@@ -40,15 +40,15 @@ type slot [slotWords]uint64
 func (s *slot) add(f int, v uint64)   { atomic.AddUint64(&s[f], v) }
 func (s *slot) store(f int, v uint64) { atomic.StoreUint64(&s[f], v) }
 func (s *slot) load(f int) uint64     { return atomic.LoadUint64(&s[f]) }
-func (s *slot) storeUsage(u pipebench.Usage) {
+func (s *slot) storeUsage(u osthread.Usage) {
 	s.store(fUser, uint64(u.User))
 	s.store(fSystem, uint64(u.System))
 	s.store(fVoluntary, uint64(u.Voluntary))
 	s.store(fInvoluntary, uint64(u.Involuntary))
 }
 
-func (s *slot) usage() pipebench.Usage {
-	return pipebench.Usage{
+func (s *slot) usage() osthread.Usage {
+	return osthread.Usage{
 		User:        time.Duration(s.load(fUser)),
 		System:      time.Duration(s.load(fSystem)),
 		Voluntary:   int64(s.load(fVoluntary)),

@@ -16,5 +16,7 @@
 // publish their counts on a shared memory board (a memfd), so that the
 // measuring process reads them the same way whoever the waiters are.
 //
-// Imports: pipebench, stats and internal/osthread.
+// Imports: pipebench, stats, internal/fdlimit, internal/osthread and
+// internal/tokens (the writer, the credit pipe, getrusage: not the
+// harness's public surface).
 package herd

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/herd"
+	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
@@ -179,11 +180,11 @@ func TestBadConfig(t *testing.T) {
 }
 
 func TestLimit(t *testing.T) {
-	before, err := pipebench.OpenFDs()
+	before, err := fdlimit.OpenFDs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	limit, err := pipebench.RaiseFileLimit()
+	limit, err := fdlimit.RaiseFileLimit()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestLimit(t *testing.T) {
 	if !errors.As(err, &le) || !strings.Contains(err.Error(), fmt.Sprintf("-n %d ", pipes)) {
 		t.Fatalf("got %v, want a LimitError naming -n", err)
 	}
-	after, err := pipebench.OpenFDs()
+	after, err := fdlimit.OpenFDs()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,11 +6,14 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/internal/osthread"
+	"github.com/pipebench/pipebench/internal/tokens"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
@@ -27,14 +30,14 @@ func Run(c Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, &ConfigError{err}
 	}
-	limit, err := pipebench.RaiseFileLimit()
+	limit, err := fdlimit.RaiseFileLimit()
 	if err != nil {
 		return nil, err
 	}
 	// The Go runtime opens its own epoll descriptor and eventfd the first
 	// time a timer is armed; make it happen now, so that they are counted.
 	time.Sleep(time.Nanosecond)
-	base, err := pipebench.OpenFDs()
+	base, err := fdlimit.OpenFDs()
 	if err != nil {
 		return nil, err
 	}
@@ -94,10 +97,10 @@ type side struct {
 	started     bool          // waiters were started
 	stopped     bool          // every waiter has stopped (or been killed)
 
-	writer        *pipebench.TokenWriter
+	writer        *tokens.Writer
 	writerDone    chan struct{}
 	writerStopped bool // the stop word was sent
-	writerUsage   pipebench.Usage
+	writerUsage   osthread.Usage
 
 	haltOnce sync.Once
 	halt     chan struct{}
@@ -156,7 +159,7 @@ func (s *side) setup() error {
 		return fmt.Errorf("make stop pipe: %w", err)
 	}
 	s.stopR, s.stopW = int32(sp[0]), int32(sp[1])
-	cr, cw, err := pipebench.NewCreditPipe()
+	cr, cw, err := tokens.NewCreditPipe(false, pipebench.MaxInFlight)
 	if err != nil {
 		return err
 	}
@@ -166,7 +169,7 @@ func (s *side) setup() error {
 	for i := range n {
 		var p [2]int
 		if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
-			open, _ := pipebench.OpenFDs()
+			open, _ := fdlimit.OpenFDs()
 			return fmt.Errorf("make pipe %d of %d (%d descriptors open, limit %d): %w", i+1, n, open, s.limit, err)
 		}
 		s.rfds, s.wfds = append(s.rfds, int32(p[0])), append(s.wfds, int32(p[1]))
@@ -262,32 +265,31 @@ func (s *side) awaitReady(limit time.Duration) error {
 
 func (s *side) measure() (*Side, error) {
 	c := s.cfg
-	proc0, err := pipebench.GetUsage(unix.RUSAGE_SELF)
-	if err != nil {
-		return nil, err
-	}
+	proc := osthread.StartUsage(unix.RUSAGE_SELF)
 	start := s.board.sum()
 	t0 := time.Now()
-	s.writer = pipebench.NewTokenWriter(s.wfds, c.Seed, c.InFlight, s.creditR)
+	// The run's writer, bounded by credits on the seeded random route.
+	s.writer = &tokens.Writer{WFDs: s.wfds, Route: tokens.NewRouter(tokens.RouteRandom, c.Seed, len(s.wfds)),
+		InFlight: c.InFlight, Credits: s.creditR, Stop: new(atomic.Bool)}
 	s.writerDone = make(chan struct{})
 	go func() {
 		defer close(s.writerDone)
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
-		u0, uerr := pipebench.ThreadUsage()
+		u := osthread.StartUsage(unix.RUSAGE_THREAD)
 		if err := s.writer.Run(); err != nil {
 			s.fail(err)
 		}
-		if u1, err := pipebench.ThreadUsage(); uerr == nil && err == nil {
-			s.writerUsage = u1.Sub(u0)
+		if usage, err := u.Stop(); err == nil {
+			s.writerUsage = usage
 		}
 	}()
 	s.report(t0, start)
 	end := s.board.sum()
 	s.res.Elapsed = time.Since(t0)
 	s.res.Window = end.Sub(start)
-	if proc1, err := pipebench.GetUsage(unix.RUSAGE_SELF); err == nil {
-		s.res.Process = proc1.Sub(proc0)
+	if usage, err := proc.Stop(); err == nil {
+		s.res.Process = usage
 	}
 	if err := s.stopWaiters(10 * time.Second); err != nil {
 		s.fail(err)
@@ -302,7 +304,7 @@ func (s *side) measure() (*Side, error) {
 		if err != nil {
 			s.fail(err)
 		}
-		t := pipebench.Tokens{Sent: s.writer.Sent(), Received: s.res.Totals.Tokens, Drained: drained}
+		t := pipebench.Tokens{Sent: s.writer.Counts.Sent, Received: s.res.Totals.Tokens, Drained: drained}
 		t.Lost = int64(t.Sent) - int64(t.Received) - int64(t.Drained)
 		s.res.Tokens = t
 		if t.Lost != 0 {
@@ -406,7 +408,8 @@ func (s *side) stopWriter(limit time.Duration) error {
 		return nil
 	}
 	s.writerStopped = true
-	if err := pipebench.StopTokenWriter(s.creditW); err != nil {
+	var b [8]byte
+	if err := tokens.SendCredit(s.creditW, &b, tokens.StopWord); err != nil {
 		return fmt.Errorf("tell the writer to stop: %w", err)
 	}
 	select {
@@ -422,7 +425,7 @@ func (s *side) stopWriter(limit time.Duration) error {
 func (s *side) collect() {
 	s.res.Waiters = make([]Waiter, len(s.board.slots))
 	var total Counts
-	var usage pipebench.Usage
+	var usage osthread.Usage
 	for i := range s.board.slots {
 		sl := &s.board.slots[i]
 		w := Waiter{ID: int(sl.load(fID)), Counts: sl.counts(), Usage: sl.usage()}
@@ -439,7 +442,7 @@ func (s *side) drain() (uint64, error) {
 	var total uint64
 	for i, fd := range s.rfds {
 		for {
-			n, e := rawRead(fd, buf[:])
+			n, e := tokens.Read(fd, buf[:])
 			if e == unix.EAGAIN || (e == 0 && n == 0) {
 				break
 			}

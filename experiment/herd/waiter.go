@@ -3,11 +3,11 @@ package herd
 import (
 	"fmt"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
-	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/internal/osthread"
+	"github.com/pipebench/pipebench/internal/tokens"
 )
 
 // readSize is the most one read takes, as in the main harness.
@@ -67,15 +67,12 @@ func (w *waiter) close() { unix.Close(w.epfd) }
 // thread's usage and marks its slot done. The caller has locked its thread.
 func (w *waiter) serve(id int) error {
 	w.slot.store(fID, uint64(id))
-	u0, err := pipebench.ThreadUsage()
-	if err != nil {
-		return err
-	}
+	u := osthread.StartUsage(unix.RUSAGE_THREAD)
 	w.slot.store(fReady, 1)
 	loopErr := w.loop()
-	u1, err := pipebench.ThreadUsage()
+	usage, err := u.Stop()
 	if err == nil {
-		w.slot.storeUsage(u1.Sub(u0))
+		w.slot.storeUsage(usage)
 	}
 	w.slot.store(fDone, 1)
 	if loopErr != nil {
@@ -98,7 +95,7 @@ func (w *waiter) loop() error {
 			w.slot.add(fTimeouts, 1)
 			continue
 		}
-		var reported, events, tokens, wasted uint64
+		var reported, events, got, wasted uint64
 		stop := false
 		for _, ev := range w.events[:n] {
 			if ev.Fd == w.stopTag {
@@ -107,7 +104,7 @@ func (w *waiter) loop() error {
 			}
 			reported++
 			fd := w.rfds[ev.Fd]
-			m, e := rawRead(fd, w.buf[:])
+			m, e := tokens.Read(fd, w.buf[:])
 			switch {
 			case e == unix.EAGAIN:
 				wasted++
@@ -118,10 +115,10 @@ func (w *waiter) loop() error {
 				return fmt.Errorf("pipe %d reached end of file: its writer closed it", ev.Fd)
 			}
 			events++
-			tokens += uint64(m)
+			got += uint64(m)
 		}
-		if tokens > 0 {
-			if err := pipebench.SendCredits(w.credit, &w.cbuf, tokens); err != nil {
+		if got > 0 {
+			if err := tokens.SendCredit(w.credit, &w.cbuf, got); err != nil {
 				return fmt.Errorf("return credits: %w", err)
 			}
 			w.slot.add(fCredits, 1)
@@ -135,7 +132,7 @@ func (w *waiter) loop() error {
 		}
 		if events > 0 {
 			w.slot.add(fEvents, events)
-			w.slot.add(fTokens, tokens)
+			w.slot.add(fTokens, got)
 		}
 		if wasted > 0 {
 			w.slot.add(fWastedReads, wasted)
@@ -168,11 +165,4 @@ func (w *waiter) wait() (int, error) {
 		}
 		return n, nil
 	}
-}
-
-// rawRead reads a non-blocking descriptor; it never blocks, so the scheduler
-// need not be told.
-func rawRead(fd int32, p []byte) (int, unix.Errno) {
-	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	return int(r), e
 }

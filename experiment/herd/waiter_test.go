@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/tokens"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
@@ -36,7 +37,7 @@ func newFixture(t *testing.T, n int, exclusive bool) *fixture {
 	}
 	f.stopR, f.stopW = pipe()
 	var err error
-	if f.cr, f.cw, err = pipebench.NewCreditPipe(); err != nil {
+	if f.cr, f.cw, err = tokens.NewCreditPipe(false, pipebench.MaxInFlight); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unix.Close(int(f.cr)); unix.Close(int(f.cw)) })

@@ -1,5 +1,7 @@
 // Package osthread holds what pipebench's measured threads need from the Go
-// runtime: a P of their own for as long as they are measured (LendPs).
+// runtime and the kernel: a P of their own for as long as they are measured
+// (LendPs), a CPU to run on (Pin, AllowedCPUs), and their CPU time and
+// context switches (Usage, from getrusage).
 //
 // A measured thread (the reader, a writer thread, a timeout sleeper) is a
 // goroutine locked to its OS thread that sleeps in the kernel with a raw
@@ -9,7 +11,8 @@
 // To the scheduler such a thread is always running; LendPs gives the rest of
 // the program the Ps it had before.
 //
-// Imports: the standard library only.
+// Imports: golang.org/x/sys/unix and the standard library; no package of
+// pipebench's.
 package osthread
 
 import (

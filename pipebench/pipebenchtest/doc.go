@@ -9,6 +9,6 @@
 // generous hang guard. Every descriptor the suite makes is closed by
 // t.Cleanup.
 //
-// Imports: pipebench and internal/osthread; backends import it from their
-// tests.
+// Imports: pipebench, internal/fdlimit and internal/osthread; backends
+// import it from their tests.
 package pipebenchtest

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
@@ -66,7 +67,7 @@ func TestRuns(t *testing.T, f *pipebench.Factory, cases []RunCase) {
 }
 
 func checkRun(t *testing.T, f *pipebench.Factory, c RunCase) {
-	before, err := pipebench.OpenFDs()
+	before, err := fdlimit.OpenFDs()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func checkRun(t *testing.T, f *pipebench.Factory, c RunCase) {
 	if res.Process.CPU() <= 0 {
 		t.Errorf("the reading process used no CPU: %+v", res.Process)
 	}
-	if after, err := pipebench.OpenFDs(); err != nil || after != before {
+	if after, err := fdlimit.OpenFDs(); err != nil || after != before {
 		t.Errorf("%d descriptors open before the run, %d after (%v)", before, after, err)
 	}
 }

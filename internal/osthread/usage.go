@@ -1,4 +1,4 @@
-package pipebench
+package osthread
 
 import (
 	"fmt"
@@ -18,7 +18,9 @@ type Usage struct {
 	Involuntary int64 `json:"involuntary_ctxsw"`
 }
 
-func getUsage(who int) (Usage, error) {
+// GetUsage is getrusage(2) for who: unix.RUSAGE_THREAD (the calling
+// thread; lock the goroutine to it first) or unix.RUSAGE_SELF.
+func GetUsage(who int) (Usage, error) {
 	var ru unix.Rusage
 	if err := unix.Getrusage(who, &ru); err != nil {
 		return Usage{}, fmt.Errorf("getrusage: %w", err)
@@ -44,23 +46,25 @@ func (u Usage) Add(v Usage) Usage {
 // CPU is user plus system time.
 func (u Usage) CPU() time.Duration { return u.User + u.System }
 
-// usageMeter measures one thread or process from start to stop.
-type usageMeter struct {
+// Meter measures one thread's or process's usage from StartUsage to Stop.
+type Meter struct {
 	who   int
 	start Usage
 	err   error
 }
 
-func startUsage(who int) usageMeter {
-	u, err := getUsage(who)
-	return usageMeter{who: who, start: u, err: err}
+// StartUsage starts measuring who (see GetUsage).
+func StartUsage(who int) Meter {
+	u, err := GetUsage(who)
+	return Meter{who: who, start: u, err: err}
 }
 
-func (m usageMeter) stop() (Usage, error) {
+// Stop returns the usage since StartUsage.
+func (m Meter) Stop() (Usage, error) {
 	if m.err != nil {
 		return Usage{}, m.err
 	}
-	u, err := getUsage(m.who)
+	u, err := GetUsage(m.who)
 	if err != nil {
 		return Usage{}, err
 	}

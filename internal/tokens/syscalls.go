@@ -1,4 +1,4 @@
-package pipebench
+package tokens
 
 import (
 	"fmt"
@@ -12,27 +12,27 @@ import (
 // these calls never block, so the scheduler need not be told. Blocking calls
 // (the writer waiting for credits) use Syscall.
 //
-// rawRead and rawWrite call the standard library's syscall.RawSyscall
+// Read and Write call the standard library's syscall.RawSyscall
 // themselves: x/sys's unix.RawSyscall is an assembly jump to that same
 // function, and the extra frame on two calls per event cost about 2% of
 // evts/sec against the C yardstick (yardstick/README.md).
 
-var token = [1]byte{'t'}
-
-func rawRead(fd int32, p []byte) (int, unix.Errno) {
+// Read is read(2) of a non-blocking descriptor, as a raw system call.
+func Read(fd int32, p []byte) (int, unix.Errno) {
 	r, _, e := syscall.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 	return int(r), e
 }
 
-func rawWrite(fd int32, p []byte) (int, unix.Errno) {
+// Write is write(2) to a non-blocking descriptor, as a raw system call.
+func Write(fd int32, p []byte) (int, unix.Errno) {
 	r, _, e := syscall.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 	return int(r), e
 }
 
-// writeErr is the error of a write of a size-byte token that returned n
+// WriteErr is the error of a write of a size-byte token that returned n
 // and e, when it did not write the token whole: e, or a short write. A
 // token written in part is never a token sent; its bytes tear the stream.
-func writeErr(n, size int, e unix.Errno) error {
+func WriteErr(n, size int, e unix.Errno) error {
 	if e != 0 {
 		return e
 	}
@@ -43,29 +43,6 @@ type shortWriteError struct{ wrote, size int }
 
 func (e *shortWriteError) Error() string {
 	return fmt.Sprintf("short write: %d bytes of a %d-byte token", e.wrote, e.size)
-}
-
-// sleepFully sleeps for d, through signals: a sleep ended by one (EINTR)
-// goes on for the time that remained, which the kernel leaves in rem. The
-// reader sleeps as it waits, in a raw system call that keeps its P (the
-// Backend contract); nanosleep is never restarted after a signal, and each
-// retry goes through nanosleep's prologue, where a goroutine the runtime
-// asked to stop does so.
-func sleepFully(d, rem *unix.Timespec) error {
-	e := nanosleep(d, rem)
-	for e == unix.EINTR {
-		e = nanosleep(rem, rem)
-	}
-	if e != 0 {
-		return e
-	}
-	return nil
-}
-
-//go:noinline
-func nanosleep(d, rem *unix.Timespec) unix.Errno {
-	_, _, e := syscall.RawSyscall(unix.SYS_NANOSLEEP, uintptr(unsafe.Pointer(d)), uintptr(unsafe.Pointer(rem)), 0)
-	return e
 }
 
 // The writer's wait for credits is a raw system call, as the Backend
@@ -90,7 +67,7 @@ func nanosleep(d, rem *unix.Timespec) unix.Errno {
 func sleepingRead(fd int32, p []byte, waits, reads *uint64) (int, unix.Errno) {
 	for {
 		*reads++
-		n, e := rawRead(fd, p)
+		n, e := Read(fd, p)
 		if e != unix.EINTR {
 			return n, e
 		}
@@ -107,7 +84,7 @@ func pollingRead(fd int32, p []byte, waits, reads *uint64) (int, unix.Errno) {
 			return 0, e
 		}
 		*reads++
-		n, e := rawRead(fd, p)
+		n, e := Read(fd, p)
 		if e != unix.EAGAIN {
 			return n, e
 		}

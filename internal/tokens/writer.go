@@ -1,0 +1,145 @@
+package tokens
+
+import (
+	"encoding/binary"
+	"fmt"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// StopWord, sent on the credit pipe as a credit word, tells the writer to
+// stop.
+const StopWord = ^uint64(0)
+
+// checkEvery is how many token writes an unbounded writer makes between two
+// looks at its credit pipe for the stop word.
+const checkEvery = 1024
+
+// Writer forwards tokens into the pipes' write ends, InFlight at a time: it
+// writes one for every credit that comes back on the credit pipe. With
+// InFlight 0 it never waits (the unbounded writer). The same loop runs on a
+// thread of the reading process, in the writer process and in the herd.
+//
+// It stops when the window closes: Stop is loaded before every write and
+// every wait for credits (a flag shared with the writer process through
+// memory, so that looking costs no system call), and the stop word on the
+// credit pipe wakes a writer asleep in its wait. Its Counts are of the
+// system calls it made until then. A write that fails ends the run and is
+// not counted.
+type Writer struct {
+	WFDs     []int32
+	Route    Router
+	InFlight int
+	Credits  int32 // read end of the credit pipe
+	// Alone: the writer is alone in its process (the writer process) and
+	// sleeps in read(2) for credits; otherwise in ppoll(2) (syscalls.go).
+	Alone  bool
+	Stop   *atomic.Bool
+	Format Format
+	Counts WriterCounts
+	tokBuf [8]byte
+}
+
+// WriterCounts are a writer's system calls: Writes, every write(2) of a
+// token, those that found the pipe full included (unbounded mode; Full
+// counts them), and Sent, those that wrote one; Reads, every read(2) of the
+// credit pipe (credit words, the stop word, an unbounded writer's looks for
+// it that found nothing); Waits, every ppoll(2) for credits, those ended by
+// a signal included.
+type WriterCounts struct {
+	Sent   uint64 `json:"sent"`
+	Writes uint64 `json:"writes"`
+	Full   uint64 `json:"full"`
+	Reads  uint64 `json:"reads"`
+	Waits  uint64 `json:"waits"`
+}
+
+// Run writes tokens until the stop flag is set or the stop word arrives.
+func (w *Writer) Run() error {
+	if w.InFlight == 0 {
+		return w.unbounded()
+	}
+	var buf [4096]byte
+	have := uint64(w.InFlight)
+	c := &w.Counts
+	for {
+		for ; have > 0; have-- {
+			if w.Stop.Load() {
+				return nil
+			}
+			j := w.Route.Pick()
+			tok := w.Format.Next(&w.tokBuf)
+			if n, e := Write(w.WFDs[j], tok); e != 0 || n != len(tok) {
+				return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.WFDs[j], WriteErr(n, len(tok), e))
+			}
+			c.Writes++
+			c.Sent++
+		}
+		if w.Stop.Load() {
+			return nil
+		}
+		read := pollingRead
+		if w.Alone {
+			read = sleepingRead
+		}
+		n, e := read(w.Credits, buf[:], &c.Waits, &c.Reads)
+		if e != 0 {
+			return fmt.Errorf("writer: read credits: %w", e)
+		}
+		if n == 0 {
+			return fmt.Errorf("writer: credit pipe closed before the stop word")
+		}
+		if n%8 != 0 {
+			return fmt.Errorf("writer: torn credit message of %d bytes", n)
+		}
+		for i := 0; i < n; i += 8 {
+			k := binary.LittleEndian.Uint64(buf[i:])
+			if k == StopWord {
+				return nil
+			}
+			have += k
+		}
+	}
+}
+
+// unbounded writes tokens without waiting for credits, counting those that
+// find the pipe full, and looks for the stop word on the credit pipe every
+// checkEvery writes (the stop flag ends it sooner; the stop word also ends
+// a writer process whose reader is gone).
+func (w *Writer) unbounded() error {
+	var buf [8]byte
+	c := &w.Counts
+	for {
+		for range checkEvery {
+			if w.Stop.Load() {
+				return nil
+			}
+			j := w.Route.Pick()
+			tok := w.Format.Next(&w.tokBuf)
+			n, e := Write(w.WFDs[j], tok)
+			switch {
+			case e == 0 && n == len(tok):
+				c.Sent++
+			case e == unix.EAGAIN:
+				c.Full++
+			default:
+				return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.WFDs[j], WriteErr(n, len(tok), e))
+			}
+			c.Writes++
+		}
+		c.Reads++
+		n, e := Read(w.Credits, buf[:])
+		switch {
+		case e == unix.EAGAIN:
+		case e != 0:
+			return fmt.Errorf("writer: read stop word: %w", e)
+		case n == 0:
+			return fmt.Errorf("writer: credit pipe closed before the stop word")
+		case n == 8 && binary.LittleEndian.Uint64(buf[:]) == StopWord:
+			return nil
+		default:
+			return fmt.Errorf("writer: unexpected %d-byte message on the credit pipe in unbounded mode", n)
+		}
+	}
+}
