@@ -51,10 +51,14 @@ func TestRunCounts(t *testing.T) {
 		}
 	}
 	// One token, sent on to the next pipe: the pipe just read stays empty
-	// until the token comes round again, so every event is a read that
-	// finds it and one that finds the pipe empty before parking.
-	if tot.Reads < 2*tot.Events {
-		t.Errorf("%d reads for %d events, want at least two per event", tot.Reads, tot.Events)
+	// until the token comes round again, so an event is a read that finds
+	// it and one that finds the pipe empty before parking. Not every one:
+	// a goroutine that the Go scheduler runs late (its first read, or its
+	// read after an event, made once the token is back) finds the token
+	// without having parked, which a loaded machine (go test -race ./...)
+	// does a few times in a run.
+	if tot.Reads < tot.Events+tot.Events*9/10 {
+		t.Errorf("%d reads for %d events, want about two per event", tot.Reads, tot.Events)
 	}
 	if tot.Writes != tot.Events {
 		t.Errorf("%d credit words for %d events, want one per read", tot.Writes, tot.Events)
@@ -62,23 +66,23 @@ func TestRunCounts(t *testing.T) {
 }
 
 // TestRefused: settings about a readiness call or a reader thread are
-// refused before any work, naming the flag.
+// refused before any work, naming the Config field.
 func TestRefused(t *testing.T) {
 	for _, c := range []struct {
-		flag string
-		edit func(*pipebench.Config)
+		field string
+		edit  func(*pipebench.Config)
 	}{
-		{"-churn", func(c *pipebench.Config) { c.Churn = 2 }},
-		{"-delay", func(c *pipebench.Config) { c.Delay = time.Millisecond }},
-		{"-cpu", func(c *pipebench.Config) { c.CPUs = []int{0} }},
+		{"Churn", func(c *pipebench.Config) { c.Churn = 2 }},
+		{"Delay", func(c *pipebench.Config) { c.Delay = time.Millisecond }},
+		{"CPUs", func(c *pipebench.Config) { c.CPUs = []int{0} }},
 	} {
-		t.Run(c.flag, func(t *testing.T) {
+		t.Run(c.field, func(t *testing.T) {
 			cfg := pipebench.Config{Pipes: 10, InFlight: 1, Backend: &gonet.Factory, Duration: time.Second, Interval: time.Second}
 			c.edit(&cfg)
 			_, err := pipebench.Run(cfg)
 			var ce *pipebench.ConfigError
-			if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), c.flag+" with -b gonet") {
-				t.Fatalf("got %v, want a config error naming %s", err, c.flag)
+			if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), c.field+" with Backend gonet") {
+				t.Fatalf("got %v, want a config error naming %s", err, c.field)
 			}
 		})
 	}
@@ -91,8 +95,8 @@ func TestPlanCountsDuplicates(t *testing.T) {
 	cfg := &pipebench.Config{Pipes: 6666, InFlight: 1, Backend: &gonet.Factory, Writer: pipebench.WriterSelf}
 	_, err := pipebench.PlanRun(cfg, 5, 20000) // 5 + 3*6666 = 20003
 	var le *pipebench.LimitError
-	if !errors.As(err, &le) || le.Need != 20003 || !strings.Contains(err.Error(), "use -n 6665 or less") {
-		t.Fatalf("got %v, want a limit error needing 20003 descriptors, remedy -n 6665", err)
+	if !errors.As(err, &le) || le.Need != 20003 || !strings.Contains(err.Error(), "use Pipes 6665 or less") {
+		t.Fatalf("got %v, want a limit error needing 20003 descriptors, remedy Pipes 6665", err)
 	}
 	cfg.Pipes = 6665
 	if p, err := pipebench.PlanRun(cfg, 5, 20000); err != nil || p.ReaderFDs != 20000 {

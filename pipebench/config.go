@@ -152,45 +152,47 @@ func (c *Config) BackendName() string {
 	return c.Backend.Name
 }
 
-// Validate reports the first setting that cannot run, naming its flag.
+// Validate reports the first setting that cannot run, a *ConfigError
+// naming its Config field.
 func (c *Config) Validate() error {
+	e := ConfigErrorf
 	switch {
 	case c.Pipes < 1:
-		return fmt.Errorf("-n %d: want at least 1 pipe", c.Pipes)
+		return e("{Pipes} %d: want at least 1 pipe", c.Pipes)
 	case c.InFlight < 0 || c.InFlight > MaxInFlight:
-		return fmt.Errorf("-l %d: want 0 (unbounded) to %d tokens in flight", c.InFlight, MaxInFlight)
+		return e("{InFlight} %d: want 0 (unbounded) to %d tokens in flight", c.InFlight, MaxInFlight)
 	case c.Interval <= 0:
-		return fmt.Errorf("-i %v: want a positive interval", c.Interval)
+		return e("{Interval} %v: want a positive interval", c.Interval)
 	case c.Duration < 0:
-		return fmt.Errorf("-d %v: want a duration >= 0 (0 runs until interrupted)", c.Duration)
+		return e("{Duration} %v: want a duration >= 0 (0 runs until interrupted)", c.Duration)
 	case c.Bypass && c.Backend != nil:
-		return fmt.Errorf("-f: the bypass makes no readiness call; do not combine it with -b %s", c.Backend.Name)
+		return e("{Bypass}: the bypass makes no readiness call; do not combine it with {Backend} %s", c.Backend.Name)
 	case !c.Bypass && c.Backend == nil:
-		return fmt.Errorf("-b: no backend given")
+		return e("{Backend}: no backend given")
 	case c.Bypass && c.Writer != WriterSelf && c.Writer != WriterAuto:
-		return fmt.Errorf("-f with -writer %s: the bypass reads the pipe its writer wrote, so it needs -writer self", c.Writer)
+		return e("{Bypass} with {Writer} %s: the bypass reads the pipe its writer wrote, so it needs {Writer} self", c.Writer)
 	case c.InFlight == 0 && (c.Writer == WriterSelf || c.Bypass):
-		return fmt.Errorf("-l 0 (unbounded) needs a separate writer: use -writer thread, process or auto")
+		return e("{InFlight} 0 (unbounded) needs a separate writer: use {Writer} thread, process or auto")
 	case c.Churn < 0 || c.Churn > c.Pipes:
-		return fmt.Errorf("-churn %d: want 0 to -n (%d) descriptors changed per readiness call", c.Churn, c.Pipes)
+		return e("{Churn} %d: want 0 to {Pipes} (%d) descriptors changed per readiness call", c.Churn, c.Pipes)
 	case c.Churn > 0 && c.Bypass:
-		return fmt.Errorf("-churn with -f: the bypass registers nothing to churn")
+		return e("{Churn} with {Bypass}: the bypass registers nothing to churn")
 	case c.Delay < 0:
-		return fmt.Errorf("-delay %v: want a duration >= 0", c.Delay)
+		return e("{Delay} %v: want a duration >= 0", c.Delay)
 	case c.Source == SourceUnix && c.InFlight > MaxUnixInFlight:
-		return fmt.Errorf("-fd unix with -l %d: a unix stream socket holds only about 278 one-byte writes (each takes a buffer of its own), and every token may land in one: use -l %d or less, or -l 0", c.InFlight, MaxUnixInFlight)
+		return e("{Source} unix with {InFlight} %d: a unix stream socket holds only about 278 one-byte writes (each takes a buffer of its own), and every token may land in one: use {InFlight} %d or less, or {InFlight} 0", c.InFlight, MaxUnixInFlight)
 	case c.Source == SourceEventfd && c.Latency:
-		return fmt.Errorf("-fd eventfd with -latency: an eventfd adds tokens up, so it cannot carry their write times")
+		return e("{Source} eventfd with {Latency}: an eventfd adds tokens up, so it cannot carry their write times")
 	case c.Source == SourceEventfd && c.Bypass:
-		return fmt.Errorf("-fd eventfd with -f: the bypass reads one token per read, an eventfd read takes the whole count")
+		return e("{Source} eventfd with {Bypass}: the bypass reads one token per read, an eventfd read takes the whole count")
 	case len(c.CPUs) > 2:
-		return fmt.Errorf("-cpu %v: want one CPU (reader and writer together) or two (reader, writer)", c.CPUs)
+		return e("{CPUs} %v: want one CPU (reader and writer together) or two (reader, writer)", c.CPUs)
 	case len(c.Labels)%2 != 0:
-		return fmt.Errorf("labels %q: want key/value pairs", c.Labels)
+		return e("{Labels} %q: want key/value pairs", c.Labels)
 	}
 	if c.Backend != nil {
 		if err := c.Backend.Validate(); err != nil {
-			return err
+			return e("{Backend}: %v", err)
 		}
 		if err := c.checkDriver(); err != nil {
 			return err
@@ -206,11 +208,11 @@ func checkCPUs(cpus []int) error {
 	}
 	ok, err := osthread.AllowedCPUs()
 	if err != nil {
-		return err
+		return ConfigErrorf("{CPUs}: %v", err)
 	}
 	for _, c := range cpus {
 		if !slices.Contains(ok, c) {
-			return fmt.Errorf("-cpu %d: this process may run on CPUs %v", c, ok)
+			return ConfigErrorf("{CPUs} %d: this process may run on CPUs %v", c, ok)
 		}
 	}
 	return nil

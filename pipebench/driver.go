@@ -74,11 +74,11 @@ func (c *Config) checkDriver() error {
 	name := c.Backend.Name
 	switch {
 	case c.Churn > 0:
-		return fmt.Errorf("-churn with -b %s: it makes no readiness call to churn interest after", name)
+		return ConfigErrorf("{Churn} with {Backend} %s: it makes no readiness call to churn interest after", name)
 	case c.Delay > 0:
-		return fmt.Errorf("-delay with -b %s: it makes no readiness call to delay", name)
+		return ConfigErrorf("{Delay} with {Backend} %s: it makes no readiness call to delay", name)
 	case len(c.CPUs) > 0:
-		return fmt.Errorf("-cpu with -b %s: its readers are goroutines on the Go runtime's threads, not one reader thread to pin", name)
+		return ConfigErrorf("{CPUs} with {Backend} %s: its readers are goroutines on the Go runtime's threads, not one reader thread to pin", name)
 	}
 	return nil
 }

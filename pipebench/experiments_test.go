@@ -119,12 +119,12 @@ func TestRunExperimentConfigErrors(t *testing.T) {
 		edit func(*pipebench.Config)
 		want string
 	}{
-		{"churn too many", func(c *pipebench.Config) { c.Churn = c.Pipes + 1 }, "-churn"},
-		{"churn bypass", func(c *pipebench.Config) { c.Backend, c.Bypass, c.Churn = nil, true, 1 }, "-churn with -f"},
-		{"eventfd latency", func(c *pipebench.Config) { c.Source, c.Latency = pipebench.SourceEventfd, true }, "-fd eventfd with -latency"},
-		{"eventfd bypass", func(c *pipebench.Config) { c.Backend, c.Bypass, c.Source = nil, true, pipebench.SourceEventfd }, "-fd eventfd with -f"},
-		{"cpu out of range", func(c *pipebench.Config) { c.CPUs = []int{4096} }, "-cpu 4096"},
-		{"three cpus", func(c *pipebench.Config) { c.CPUs = []int{0, 0, 0} }, "-cpu"},
+		{"churn too many", func(c *pipebench.Config) { c.Churn = c.Pipes + 1 }, "Churn"},
+		{"churn bypass", func(c *pipebench.Config) { c.Backend, c.Bypass, c.Churn = nil, true, 1 }, "Churn with Bypass"},
+		{"eventfd latency", func(c *pipebench.Config) { c.Source, c.Latency = pipebench.SourceEventfd, true }, "Source eventfd with Latency"},
+		{"eventfd bypass", func(c *pipebench.Config) { c.Backend, c.Bypass, c.Source = nil, true, pipebench.SourceEventfd }, "Source eventfd with Bypass"},
+		{"cpu out of range", func(c *pipebench.Config) { c.CPUs = []int{4096} }, "CPUs 4096"},
+		{"three cpus", func(c *pipebench.Config) { c.CPUs = []int{0, 0, 0} }, "CPUs"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

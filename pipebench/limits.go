@@ -24,20 +24,6 @@ type Plan struct {
 	Limit uint64
 }
 
-// LimitError says that a run cannot fit under the descriptor limit.
-type LimitError struct {
-	Pipes  int
-	Writer WriterMode
-	Need   int
-	Limit  uint64
-	Remedy string
-}
-
-func (e *LimitError) Error() string {
-	return fmt.Sprintf("-n %d with -writer %s needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): %s",
-		e.Pipes, e.Writer, e.Need, e.Limit, e.Remedy)
-}
-
 // need returns the peak descriptors each process holds for mode.
 func need(mode WriterMode, pipes, base, backendFDs, perChannel int) (reader, writer int) {
 	switch mode {
@@ -89,7 +75,6 @@ func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
 	if fits(worst) {
 		return p, nil
 	}
-	e := &LimitError{Pipes: c.Pipes, Writer: mode, Need: worst, Limit: limit}
 	maxPipes := func(m WriterMode) int {
 		n := c.Pipes
 		for n > 0 {
@@ -101,17 +86,13 @@ func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
 		}
 		return n
 	}
-	switch mode {
-	case WriterSelf, WriterThread:
+	const needs = "{Pipes} %d with {Writer} %s needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): "
+	args := []any{c.Pipes, mode, worst, limit, maxPipes(mode)}
+	remedy := "use {Pipes} %d or less, or {Writer} process (each process then holds about {Pipes} descriptors), or raise the hard limit (needs CAP_SYS_RESOURCE)"
+	if mode == WriterProcess || c.Bypass || c.InFlight == 0 && mode == WriterSelf || c.Source.shared() {
 		// A writer process helps only when the reader and writer hold
 		// different descriptors (not an eventfd's one).
-		if c.Bypass || c.InFlight == 0 && mode == WriterSelf || c.Source.shared() {
-			e.Remedy = fmt.Sprintf("use -n %d or less, or raise the hard limit (ulimit -Hn, needs CAP_SYS_RESOURCE)", maxPipes(mode))
-		} else {
-			e.Remedy = fmt.Sprintf("use -n %d or less, or -writer process (each process then holds about -n descriptors), or raise the hard limit (needs CAP_SYS_RESOURCE)", maxPipes(mode))
-		}
-	default:
-		e.Remedy = fmt.Sprintf("use -n %d or less, or raise the hard limit (ulimit -Hn, needs CAP_SYS_RESOURCE)", maxPipes(mode))
+		remedy = "use {Pipes} %d or less, or raise the hard limit (ulimit -Hn, needs CAP_SYS_RESOURCE)"
 	}
-	return p, e
+	return p, LimitErrorf(worst, limit, needs+remedy, args...)
 }

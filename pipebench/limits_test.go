@@ -22,10 +22,10 @@ func TestPlanRun(t *testing.T) {
 		{"auto picks thread when it fits", pipebench.WriterAuto, 9000, false, pipebench.WriterThread, "", ""},
 		{"auto picks process past the limit", pipebench.WriterAuto, 10000, false, pipebench.WriterProcess, "thread mode needs 20008 descriptors, limit 20000", ""},
 		{"self fits at 9997", pipebench.WriterSelf, 9997, false, pipebench.WriterSelf, "", ""},
-		{"self refused at 9998", pipebench.WriterSelf, 9998, false, pipebench.WriterSelf, "", "use -n 9997 or less"},
-		{"thread refused names process", pipebench.WriterThread, 10000, false, pipebench.WriterThread, "", "-writer process"},
+		{"self refused at 9998", pipebench.WriterSelf, 9998, false, pipebench.WriterSelf, "", "use Pipes 9997 or less"},
+		{"thread refused names process", pipebench.WriterThread, 10000, false, pipebench.WriterThread, "", "Writer process"},
 		{"process fits 19000", pipebench.WriterProcess, 19000, false, pipebench.WriterProcess, "", ""},
-		{"process refused past limit", pipebench.WriterProcess, 19900, false, pipebench.WriterProcess, "", "use -n 19742 or less"},
+		{"process refused past limit", pipebench.WriterProcess, 19900, false, pipebench.WriterProcess, "", "use Pipes 19742 or less"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,8 +1,6 @@
 package pipebench
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/pipebench/pipebench/internal/osthread"
@@ -138,31 +136,3 @@ type Result struct {
 	Process       Usage `json:"process"`
 	WriterProcess Usage `json:"writer_process"`
 }
-
-// ErrInterrupted is returned when Stop is closed before the measured window
-// began: there is nothing to report.
-var ErrInterrupted = errors.New("interrupted before the measured window began")
-
-// TokenLossError fails a run whose tokens do not add up.
-type TokenLossError struct{ Tokens Tokens }
-
-func (e *TokenLossError) Error() string {
-	t := e.Tokens
-	return fmt.Sprintf("tokens do not add up: sent %d, received %d, drained %d at teardown: %d lost", t.Sent, t.Received, t.Drained, t.Lost)
-}
-
-// StallError ends a run that made no progress.
-type StallError struct {
-	For      time.Duration
-	Received uint64
-}
-
-func (e *StallError) Error() string {
-	return fmt.Sprintf("stalled: no event for %v (%d tokens received before); the backend or the writer stopped delivering", e.For, e.Received)
-}
-
-// ConfigError is a configuration that cannot run, found before any work.
-type ConfigError struct{ Err error }
-
-func (e *ConfigError) Error() string { return e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }

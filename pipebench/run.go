@@ -65,7 +65,7 @@ func Check(c Config, extraFDs int) error {
 func prepare(c Config, extraFDs int) (Config, Plan, error) {
 	cfg := c.withDefaults()
 	if err := cfg.Validate(); err != nil {
-		return cfg, Plan{}, &ConfigError{err}
+		return cfg, Plan{}, err
 	}
 	limit, err := fdlimit.RaiseFileLimit()
 	if err != nil {

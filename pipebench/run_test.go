@@ -275,7 +275,7 @@ func TestRunLimitBeforeAnyPipe(t *testing.T) {
 	if !errors.As(err, &le) {
 		t.Fatalf("got %v, want a limit error", err)
 	}
-	if !strings.Contains(err.Error(), "use -n") {
+	if !strings.Contains(err.Error(), "use Pipes") || le.Need <= int(le.Limit) {
 		t.Errorf("limit error gives no remedy: %v", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
@@ -292,13 +292,13 @@ func TestRunConfigErrors(t *testing.T) {
 		edit func(*pipebench.Config)
 		want string
 	}{
-		{"no pipes", func(c *pipebench.Config) { c.Pipes = 0 }, "-n"},
-		{"too many in flight", func(c *pipebench.Config) { c.InFlight = pipebench.MaxInFlight + 1 }, "-l"},
-		{"unbounded self", func(c *pipebench.Config) { c.InFlight = 0; c.Writer = pipebench.WriterSelf }, "-l 0"},
-		{"bypass with thread", func(c *pipebench.Config) { c.Backend = nil; c.Bypass = true; c.Writer = pipebench.WriterThread }, "-writer self"},
-		{"bypass unbounded", func(c *pipebench.Config) { c.Backend = nil; c.Bypass = true; c.InFlight = 0 }, "-l 0"},
-		{"no backend", func(c *pipebench.Config) { c.Backend = nil }, "-b"},
-		{"no interval", func(c *pipebench.Config) { c.Interval = 0 }, "-i"},
+		{"no pipes", func(c *pipebench.Config) { c.Pipes = 0 }, "Pipes"},
+		{"too many in flight", func(c *pipebench.Config) { c.InFlight = pipebench.MaxInFlight + 1 }, "InFlight"},
+		{"unbounded self", func(c *pipebench.Config) { c.InFlight = 0; c.Writer = pipebench.WriterSelf }, "InFlight 0"},
+		{"bypass with thread", func(c *pipebench.Config) { c.Backend = nil; c.Bypass = true; c.Writer = pipebench.WriterThread }, "Writer self"},
+		{"bypass unbounded", func(c *pipebench.Config) { c.Backend = nil; c.Bypass = true; c.InFlight = 0 }, "InFlight 0"},
+		{"no backend", func(c *pipebench.Config) { c.Backend = nil }, "Backend"},
+		{"no interval", func(c *pipebench.Config) { c.Interval = 0 }, "Interval"},
 		{"odd labels", func(c *pipebench.Config) { c.Labels = []string{"backend"} }, "key/value pairs"},
 	}
 	for _, c := range cases {

@@ -87,7 +87,7 @@ func checkBackend(s string) error {
 }
 
 // config turns the parsed flags into a run configuration; errors name the
-// flag.
+// flags.
 func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
 	c := pipebench.Config{
 		Pipes: rf.pipes, InFlight: rf.inFlight, Seed: rf.seed,
@@ -113,7 +113,7 @@ func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
 		return c, fmt.Errorf("-d %v is not a whole number of -i %v intervals: want -d a multiple of -i", c.Duration, c.Interval)
 	}
 	if err := c.Validate(); err != nil {
-		return c, err
+		return c, runFlagNames.err(err)
 	}
 	return c, nil
 }
@@ -244,7 +244,7 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 		extra = 1
 	}
 	if err := pipebench.Check(cfg, extra); err != nil {
-		return usageError(stderr, err)
+		return usageError(stderr, runFlagNames.err(err))
 	}
 	out, closeOut, err := of.open(stdout)
 	if err != nil {
@@ -286,7 +286,7 @@ func runAll(cfg pipebench.Config, warmup, count int, out report.Writer, stderr i
 		var limitErr *pipebench.LimitError
 		var cfgErr *pipebench.ConfigError
 		if errors.As(err, &limitErr) || errors.As(err, &cfgErr) {
-			return usageError(stderr, err)
+			return usageError(stderr, runFlagNames.err(err))
 		}
 		r := doc.AddRun(res, err)
 		keep(out.RunDone(r))

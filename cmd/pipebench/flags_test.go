@@ -1,11 +1,16 @@
 package main
 
 import (
+	"fmt"
+	"reflect"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/experiment/timeout"
+	"github.com/pipebench/pipebench/pipebench"
 )
 
 // TestListFlags: every list flag is one type; lists of points to measure
@@ -36,5 +41,45 @@ func TestListFlags(t *testing.T) {
 		if err := c.set(); err == nil || err.Error() != c.want {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestFlagNames: the command's maps from Config field to flag name real
+// fields of each Config and flags each command registers, so that a field
+// renamed in the library cannot leave an error naming it.
+func TestFlagNames(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		names  flagNames
+		config any
+		sub    string // the subcommand whose flags they are, "" for a run
+	}{
+		{"run", runFlagNames, pipebench.Config{}, ""},
+		{"herd", herdFlagNames, herd.Config{}, "herd"},
+		{"timeout", timeoutFlagNames, timeout.Config{}, "timeout"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fields := reflect.TypeOf(c.config)
+			args := []string{"-h"}
+			if c.sub != "" {
+				args = []string{c.sub, "-h"}
+			}
+			_, help, _ := invoke(t, args...)
+			for field, flag := range c.names {
+				if _, ok := fields.FieldByName(field); !ok {
+					t.Errorf("%s is not a field of %v", field, fields)
+				}
+				if !regexp.MustCompile(`(?m)^  ` + flag + `\b`).MatchString(help) {
+					t.Errorf("%s: the command has no flag %s", field, flag)
+				}
+			}
+		})
+	}
+	err := pipebench.ConfigErrorf("{Churn} %d: want 0 to {Pipes} (%d)", 11, 10)
+	if got, want := runFlagNames.err(fmt.Errorf("sweep: %w", err)).Error(), "sweep: -churn 11: want 0 to -n (10)"; got != want {
+		t.Errorf("rendered %q, want %q", got, want)
+	}
+	if got, want := err.Error(), "Churn 11: want 0 to Pipes (10)"; got != want {
+		t.Errorf("the library's own message %q, want %q", got, want)
 	}
 }

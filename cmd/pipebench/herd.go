@@ -83,10 +83,10 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 		cfg.OnSetup, cfg.OnInterval = progress.Setup, progress.Interval
 	}
 	res, err := herd.Run(cfg)
-	var cfgErr *herd.ConfigError
-	var limErr *herd.LimitError
+	var cfgErr *pipebench.ConfigError
+	var limErr *pipebench.LimitError
 	if errors.As(err, &cfgErr) || errors.As(err, &limErr) {
-		return usageError(stderr, fmt.Errorf("herd: %w", err))
+		return usageError(stderr, fmt.Errorf("herd: %w", herdFlagNames.err(err)))
 	}
 	var doc report.Doc
 	if res != nil {

@@ -120,7 +120,9 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 
 	report.WriteSweepStart(stderr, len(jobs), rf.duration)
 	progress := report.NewSweepProgress(stderr, report.IsTerminal(stderr), len(jobs), rf.duration+200*time.Millisecond)
-	res, runErr := sweep.Run(grid, jobs, sweep.Options{Warmup: rf.warmup, Stop: stop, OnEvent: progress.Event, Run: runPoint})
+	opt := sweep.Options{Warmup: rf.warmup, Stop: stop, OnEvent: progress.Event, Run: runPoint,
+		Reason: func(err error) string { return runFlagNames.err(err).Error() }}
+	res, runErr := sweep.Run(grid, jobs, opt)
 	progress.Close()
 	report.WriteSweepCounts(stderr, res)
 
@@ -142,7 +144,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	}
 	report.WriteSweepInterrupted(stderr, res, len(jobs))
 	if runErr != nil {
-		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", runErr)
+		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", runFlagNames.err(runErr))
 		return exitFailed
 	}
 	return code

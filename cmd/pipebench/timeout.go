@@ -9,6 +9,7 @@ import (
 
 	"github.com/pipebench/pipebench/experiment/timeout"
 	"github.com/pipebench/pipebench/internal/envinfo"
+	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats/report"
 )
 
@@ -48,15 +49,15 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	}
 	cfg.Stop = stop
 	if err := cfg.Validate(); err != nil {
-		return usageError(stderr, fmt.Errorf("timeout: %w", err))
+		return usageError(stderr, fmt.Errorf("timeout: %w", timeoutFlagNames.err(err)))
 	}
 	if format == "text" {
 		report.WriteTimeoutHead(stdout, cfg)
 	}
 	res, err := timeout.Run(cfg)
-	var cfgErr *timeout.ConfigError
+	var cfgErr *pipebench.ConfigError
 	if errors.As(err, &cfgErr) {
-		return usageError(stderr, fmt.Errorf("timeout: %w", err))
+		return usageError(stderr, fmt.Errorf("timeout: %w", timeoutFlagNames.err(err)))
 	}
 	var doc report.Doc
 	if res != nil {

@@ -78,21 +78,23 @@ type Config struct {
 	OnInterval func(Interval)
 }
 
-// Validate reports the first setting that cannot run, naming its flag.
+// Validate reports the first setting that cannot run, a
+// *pipebench.ConfigError naming its Config field.
 func (c *Config) Validate() error {
+	e := pipebench.ConfigErrorf
 	switch {
 	case c.Waiters < 1 || c.Waiters > MaxWaiters:
-		return fmt.Errorf("-waiters %d: want 1 to %d waiters", c.Waiters, MaxWaiters)
+		return e("{Waiters} %d: want 1 to %d waiters", c.Waiters, MaxWaiters)
 	case c.Pipes < 1:
-		return fmt.Errorf("-n %d: want at least 1 pipe", c.Pipes)
+		return e("{Pipes} %d: want at least 1 pipe", c.Pipes)
 	case c.InFlight < 1 || c.InFlight > pipebench.MaxInFlight:
-		return fmt.Errorf("-l %d: want 1 to %d tokens in flight (the herd's writer waits for credits)", c.InFlight, pipebench.MaxInFlight)
+		return e("{InFlight} %d: want 1 to %d tokens in flight (the herd's writer waits for credits)", c.InFlight, pipebench.MaxInFlight)
 	case c.Mode != Threads && c.Mode != Processes:
-		return fmt.Errorf("-mode %v: want threads or processes", c.Mode)
+		return e("{Mode} %v: want threads or processes", c.Mode)
 	case c.Duration <= 0:
-		return fmt.Errorf("-d %v: want a positive duration (each setting runs that long)", c.Duration)
+		return e("{Duration} %v: want a positive duration (each setting runs that long)", c.Duration)
 	case c.Interval <= 0 || c.Interval > c.Duration:
-		return fmt.Errorf("-i %v: want a positive interval no longer than -d %v", c.Interval, c.Duration)
+		return e("{Interval} %v: want a positive interval no longer than {Duration} %v", c.Interval, c.Duration)
 	}
 	return nil
 }
@@ -110,9 +112,3 @@ func (c *Config) withDefaults() Config {
 	}
 	return d
 }
-
-// ConfigError is a configuration that cannot run, found before any work.
-type ConfigError struct{ Err error }
-
-func (e *ConfigError) Error() string { return e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }

@@ -151,29 +151,29 @@ func TestStop(t *testing.T) {
 func TestBadConfig(t *testing.T) {
 	ok := herd.Config{Waiters: 2, Pipes: 2, InFlight: 1, Duration: time.Second, Interval: time.Second}
 	cases := []struct {
-		name, flag string
-		edit       func(*herd.Config)
+		name, field string
+		edit        func(*herd.Config)
 	}{
-		{"no-waiters", "-waiters", func(c *herd.Config) { c.Waiters = 0 }},
-		{"too-many-waiters", "-waiters", func(c *herd.Config) { c.Waiters = herd.MaxWaiters + 1 }},
-		{"no-pipes", "-n", func(c *herd.Config) { c.Pipes = 0 }},
-		{"unbounded", "-l", func(c *herd.Config) { c.InFlight = 0 }},
-		{"too-many-tokens", "-l", func(c *herd.Config) { c.InFlight = pipebench.MaxInFlight + 1 }},
-		{"mode", "-mode", func(c *herd.Config) { c.Mode = 7 }},
-		{"no-duration", "-d", func(c *herd.Config) { c.Duration = 0 }},
-		{"long-interval", "-i", func(c *herd.Config) { c.Interval = 2 * time.Second }},
+		{"no-waiters", "Waiters", func(c *herd.Config) { c.Waiters = 0 }},
+		{"too-many-waiters", "Waiters", func(c *herd.Config) { c.Waiters = herd.MaxWaiters + 1 }},
+		{"no-pipes", "Pipes", func(c *herd.Config) { c.Pipes = 0 }},
+		{"unbounded", "InFlight", func(c *herd.Config) { c.InFlight = 0 }},
+		{"too-many-tokens", "InFlight", func(c *herd.Config) { c.InFlight = pipebench.MaxInFlight + 1 }},
+		{"mode", "Mode", func(c *herd.Config) { c.Mode = 7 }},
+		{"no-duration", "Duration", func(c *herd.Config) { c.Duration = 0 }},
+		{"long-interval", "Interval", func(c *herd.Config) { c.Interval = 2 * time.Second }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := ok
 			c.edit(&cfg)
 			_, err := herd.Run(cfg)
-			var ce *herd.ConfigError
+			var ce *pipebench.ConfigError
 			if !errors.As(err, &ce) {
 				t.Fatalf("got %v, want a ConfigError", err)
 			}
-			if !strings.Contains(err.Error(), c.flag) {
-				t.Errorf("%q does not name %s", err, c.flag)
+			if !strings.HasPrefix(err.Error(), c.field) {
+				t.Errorf("%q does not name %s", err, c.field)
 			}
 		})
 	}
@@ -192,9 +192,9 @@ func TestLimit(t *testing.T) {
 	pipes := int(min(limit, 1<<30))
 	cfg := herd.Config{Waiters: 2, Pipes: pipes, InFlight: 1, Duration: time.Second, Interval: time.Second}
 	_, err = herd.Run(cfg)
-	var le *herd.LimitError
-	if !errors.As(err, &le) || !strings.Contains(err.Error(), fmt.Sprintf("-n %d ", pipes)) {
-		t.Fatalf("got %v, want a LimitError naming -n", err)
+	var le *pipebench.LimitError
+	if !errors.As(err, &le) || !strings.HasPrefix(err.Error(), fmt.Sprintf("Pipes %d ", pipes)) || le.Limit != limit || le.Need <= int(limit) {
+		t.Fatalf("got %v, want a LimitError naming Pipes", err)
 	}
 	after, err := fdlimit.OpenFDs()
 	if err != nil {

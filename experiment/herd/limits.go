@@ -1,10 +1,11 @@
 package herd
 
 import (
-	"fmt"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/pipebench/pipebench/pipebench"
 )
 
 // Descriptors besides the pipes: the stop pipe, the credit pipe and the
@@ -15,12 +16,6 @@ const (
 	parentExtraFDs = 5 + 2 // and two for fork/exec's error pipe
 	childExtraFDs  = 10
 )
-
-// LimitError says that a run cannot fit the descriptor limit or the
-// kernel's epoll watch limit; it is found before any pipe is made.
-type LimitError struct{ Msg string }
-
-func (e *LimitError) Error() string { return e.Msg }
 
 // need returns the peak descriptors of the measuring process and of one
 // waiter process.
@@ -33,16 +28,17 @@ func need(c *Config, base int) (parent, child int) {
 }
 
 // plan checks that the run fits under limit, base descriptors being open
-// already, and under the user's epoll watch limit (watches, 0 if unknown).
+// already, and under the user's epoll watch limit (watches, 0 if unknown):
+// a *pipebench.LimitError if not.
 func plan(c *Config, base int, limit uint64, watches uint64) error {
 	parent, child := need(c, base)
 	if worst := max(parent, child); uint64(worst) > limit {
-		return &LimitError{fmt.Sprintf("-n %d with -waiters %d (%s) needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): use fewer pipes or waiters",
-			c.Pipes, c.Waiters, c.Mode, worst, limit)}
+		return pipebench.LimitErrorf(worst, limit, "{Pipes} %d with {Waiters} %d (%s) needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): use fewer pipes or waiters",
+			c.Pipes, c.Waiters, c.Mode, worst, limit)
 	}
 	if w := uint64(c.Waiters) * uint64(c.Pipes+1); watches > 0 && w > watches {
-		return &LimitError{fmt.Sprintf("-n %d with -waiters %d needs %d epoll registrations, more than fs.epoll.max_user_watches %d: use fewer pipes or waiters",
-			c.Pipes, c.Waiters, w, watches)}
+		return pipebench.LimitErrorf(int(w), watches, "{Pipes} %d with {Waiters} %d needs %d epoll registrations, more than fs.epoll.max_user_watches %d: use fewer pipes or waiters",
+			c.Pipes, c.Waiters, w, watches)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package herd
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
@@ -188,22 +187,4 @@ func (s *Side) Figures(warmup int) Figures {
 		f.MaxTokens = max(f.MaxTokens, w.Counts.Tokens)
 	}
 	return f
-}
-
-// StallError ends a setting that delivered no token for too long.
-type StallError struct {
-	For      time.Duration
-	Received uint64
-}
-
-func (e *StallError) Error() string {
-	return fmt.Sprintf("stalled: no token received for %v (%d received before)", e.For, e.Received)
-}
-
-// TokenLossError fails a setting whose tokens do not add up.
-type TokenLossError struct{ Tokens pipebench.Tokens }
-
-func (e *TokenLossError) Error() string {
-	t := e.Tokens
-	return fmt.Sprintf("tokens do not add up: sent %d, received %d, drained %d at teardown: %d lost", t.Sent, t.Received, t.Drained, t.Lost)
 }

@@ -21,14 +21,14 @@ import (
 // pipes and waiters. It raises GOMAXPROCS by one P for the writer thread
 // and, in threads mode, one for each waiter (a waiter process has 2 of its
 // own), so that the Go scheduler does not put waiters to sleep waiting for
-// a P. Errors found before any work are *ConfigError or
-// *LimitError. A setting that fails ends the run: the result holds the
+// a P. Errors found before any work are *pipebench.ConfigError or
+// *pipebench.LimitError. A setting that fails ends the run: the result holds the
 // settings measured so far (the failed one included, when it measured
 // anything) with the error.
 func Run(c Config) (*Result, error) {
 	cfg := c.withDefaults()
 	if err := cfg.Validate(); err != nil {
-		return nil, &ConfigError{err}
+		return nil, err
 	}
 	limit, err := fdlimit.RaiseFileLimit()
 	if err != nil {
@@ -308,7 +308,7 @@ func (s *side) measure() (*Side, error) {
 		t.Lost = int64(t.Sent) - int64(t.Received) - int64(t.Drained)
 		s.res.Tokens = t
 		if t.Lost != 0 {
-			s.fail(&TokenLossError{Tokens: t})
+			s.fail(&pipebench.TokenLossError{Tokens: t})
 		}
 	}
 	return &s.res, s.failure()
@@ -345,7 +345,7 @@ func (s *side) report(t0 time.Time, start Counts) {
 		if iv.Tokens > 0 {
 			lastToken = now
 		} else if idle := now.Sub(lastToken); idle >= c.StallAfter {
-			s.fail(&StallError{For: idle.Round(time.Millisecond), Received: snap.Tokens})
+			s.fail(&pipebench.StallError{For: idle.Round(time.Millisecond), Received: snap.Tokens})
 			return
 		}
 		if time.Duration(k)*c.Interval >= c.Duration {

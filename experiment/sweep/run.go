@@ -74,6 +74,10 @@ type Options struct {
 	OnEvent func(Event)
 	// Run measures one point; pipebench.Run unless set (tests set it).
 	Run func(pipebench.Config) (*pipebench.Result, error)
+	// Reason says how a run's error reads in the result: a caller that
+	// names Config fields otherwise (the command: by its flags) renders
+	// them here. err.Error() unless set.
+	Reason func(error) string
 }
 
 // Run measures every job in order, each with a fresh pipebench run. A run
@@ -82,9 +86,12 @@ type Options struct {
 // result holds what was done and the error names the point. Closing
 // opt.Stop ends the sweep early with what was done; that is not an error.
 func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
-	run := opt.Run
+	run, reason := opt.Run, opt.Reason
 	if run == nil {
 		run = pipebench.Run
+	}
+	if reason == nil {
+		reason = func(err error) string { return err.Error() }
 	}
 	res := &Result{Grid: grid, Points: []Point{}}
 	if len(jobs) > 0 {
@@ -122,10 +129,10 @@ func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
 		var limit *pipebench.LimitError
 		switch {
 		case errors.As(err, &limit):
-			res.Skipped = append(res.Skipped, Missing{Key: k, Reason: err.Error()})
-			emit(Event{Kind: Finished, Key: k, Done: i + 1, InPoint: time.Since(p0), Skipped: err.Error()})
+			res.Skipped = append(res.Skipped, Missing{Key: k, Reason: reason(err)})
+			emit(Event{Kind: Finished, Key: k, Done: i + 1, InPoint: time.Since(p0), Skipped: reason(err)})
 		case err != nil:
-			res.Failure = &Missing{Key: k, Reason: err.Error()}
+			res.Failure = &Missing{Key: k, Reason: reason(err)}
 			notRun(i+1, "not run: the sweep ended at a failed run")
 			return res, fmt.Errorf("%s: %w", k, err)
 		case r.Interrupted:

@@ -46,7 +46,7 @@ func jobs(g Grid) []Job {
 
 func TestRunOutcomes(t *testing.T) {
 	g := Grid{Backends: []string{"poll", "epoll"}, Pipes: []int{10, 100, 1000}, InFlight: []int{1}}
-	limit := &pipebench.LimitError{Pipes: 1000, Writer: pipebench.WriterSelf, Need: 2003, Limit: 2000, Remedy: "use -n 998 or less"}
+	limit := pipebench.LimitErrorf(2003, 2000, "{Pipes} %d needs %d descriptors: use {Pipes} %d or less", 1000, 2003, 998)
 	boom := errors.New("stalled: no event for 2s")
 	cases := []struct {
 		name string
@@ -119,6 +119,9 @@ func TestRunOutcomes(t *testing.T) {
 					calls++
 					return r, err
 				},
+				Reason: func(err error) string {
+					return pipebench.RenderError(err, func(field string) string { return "-" + strings.ToLower(field) })
+				},
 			})
 			if (err != nil) != c.wantErr {
 				t.Fatalf("err = %v, want error %v", err, c.wantErr)
@@ -131,6 +134,11 @@ func TestRunOutcomes(t *testing.T) {
 			}
 			if got := keysOf(res.Skipped); !reflect.DeepEqual(got, c.wantSkipped) {
 				t.Errorf("skipped %v, want %v", got, c.wantSkipped)
+			}
+			for _, m := range res.Skipped {
+				if want := "-pipes 1000 needs 2003 descriptors: use -pipes 998 or less"; m.Reason != want {
+					t.Errorf("skipped for %q, want the reason as Options.Reason renders it: %q", m.Reason, want)
+				}
 			}
 			if got := keysOf(res.NotRun); !reflect.DeepEqual(got, c.wantNotRun) {
 				t.Errorf("not run %v, want %v", got, c.wantNotRun)

@@ -10,6 +10,6 @@
 // returns numbers (every overshoot and their quantiles, from gonum's stat);
 // it prints nothing: stats/report formats them.
 //
-// Imports: internal/osthread and internal/waitcall; no other package of
-// pipebench's.
+// Imports: pipebench (its error types), internal/osthread and
+// internal/waitcall.
 package timeout

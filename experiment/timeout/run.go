@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/pipebench/pipebench/internal/osthread"
+	"github.com/pipebench/pipebench/pipebench"
 )
 
 // DefaultTimeouts are the requests measured unless told otherwise.
@@ -43,23 +44,25 @@ type Config struct {
 	Stop <-chan struct{}
 }
 
-// Validate reports the first setting that cannot run, naming its flag.
+// Validate reports the first setting that cannot run, a
+// *pipebench.ConfigError naming its Config field.
 func (c *Config) Validate() error {
+	e := pipebench.ConfigErrorf
 	for _, d := range c.Timeouts {
 		if d <= 0 || d > MaxTimeout {
-			return fmt.Errorf("-timeouts %v: want durations above 0 and at most %v", d, MaxTimeout)
+			return e("{Timeouts} %v: want durations above 0 and at most %v", d, MaxTimeout)
 		}
 	}
 	for _, m := range c.Mechanisms {
 		if m < 0 || m >= numMechanisms {
-			return fmt.Errorf("-mechanisms %v: unknown mechanism", m)
+			return e("{Mechanisms} %v: unknown mechanism", m)
 		}
 	}
 	if c.Samples < 0 || c.Samples > MaxSamples {
-		return fmt.Errorf("-samples %d: want 1 to %d samples per point", c.Samples, MaxSamples)
+		return e("{Samples} %d: want 1 to %d samples per point", c.Samples, MaxSamples)
 	}
 	if c.Slack < 0 {
-		return fmt.Errorf("-slack %v: want a duration >= 0 (0 leaves the timer slack alone)", c.Slack)
+		return e("{Slack} %v: want a duration >= 0 (0 leaves the timer slack alone)", c.Slack)
 	}
 	return nil
 }
@@ -111,21 +114,16 @@ type Result struct {
 	Elapsed    time.Duration `json:"elapsed_ns"`
 }
 
-// ConfigError is a configuration that cannot run, found before any work.
-type ConfigError struct{ Err error }
-
-func (e *ConfigError) Error() string { return e.Err.Error() }
-func (e *ConfigError) Unwrap() error { return e.Err }
-
 // maxInterrupted bounds the discarded samples of one point, so that a
 // stream of signals ends the run instead of prolonging it forever.
 const maxInterrupted = 1000
 
 // Run measures every mechanism at every timeout, on one locked OS thread.
+// A configuration that cannot run is a *pipebench.ConfigError.
 func Run(c Config) (*Result, error) {
 	cfg := c.withDefaults()
 	if err := cfg.Validate(); err != nil {
-		return nil, &ConfigError{err}
+		return nil, err
 	}
 	// The thread's slack is the thread's: keep this goroutine on it, and
 	// put the slack back before the thread serves anyone else.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/timeout"
+	"github.com/pipebench/pipebench/pipebench"
 )
 
 func TestNeverEarly(t *testing.T) {
@@ -73,21 +74,21 @@ func TestStop(t *testing.T) {
 
 func TestBadConfig(t *testing.T) {
 	cases := []struct {
-		name, flag string
-		cfg        timeout.Config
+		name, field string
+		cfg         timeout.Config
 	}{
-		{"zero-timeout", "-timeouts", timeout.Config{Timeouts: []time.Duration{0}}},
-		{"long-timeout", "-timeouts", timeout.Config{Timeouts: []time.Duration{2 * time.Second}}},
-		{"samples", "-samples", timeout.Config{Samples: -1}},
-		{"mechanism", "-mechanisms", timeout.Config{Mechanisms: []timeout.Mechanism{42}}},
-		{"slack", "-slack", timeout.Config{Slack: -time.Second}},
+		{"zero-timeout", "Timeouts", timeout.Config{Timeouts: []time.Duration{0}}},
+		{"long-timeout", "Timeouts", timeout.Config{Timeouts: []time.Duration{2 * time.Second}}},
+		{"samples", "Samples", timeout.Config{Samples: -1}},
+		{"mechanism", "Mechanisms", timeout.Config{Mechanisms: []timeout.Mechanism{42}}},
+		{"slack", "Slack", timeout.Config{Slack: -time.Second}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := timeout.Run(c.cfg)
-			var ce *timeout.ConfigError
-			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.flag) {
-				t.Errorf("got %v, want a ConfigError naming %s", err, c.flag)
+			var ce *pipebench.ConfigError
+			if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), c.field) {
+				t.Errorf("got %v, want a ConfigError naming %s", err, c.field)
 			}
 		})
 	}

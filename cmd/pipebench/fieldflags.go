@@ -1,0 +1,44 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/pipebench/pipebench/pipebench"
+)
+
+// The library's errors name the settings at fault by their Config field
+// ({InFlight}, see pipebench.FieldMessage); the command names the flags that
+// set them. Each Config the command fills has its map from field to flag; a
+// field not in it keeps its name.
+type flagNames map[string]string
+
+var (
+	runFlagNames = flagNames{
+		"Pipes": "-n", "InFlight": "-l", "Backend": "-b", "Bypass": "-f", "Writer": "-writer", "Route": "-route",
+		"Seed": "-seed", "Duration": "-d", "Interval": "-i", "Latency": "-latency", "Source": "-fd",
+		"Churn": "-churn", "Delay": "-delay", "CPUs": "-cpu",
+	}
+	herdFlagNames = flagNames{
+		"Waiters": "-waiters", "Pipes": "-n", "InFlight": "-l", "Mode": "-mode", "Exclusive": "-exclusive",
+		"Seed": "-seed", "Duration": "-d", "Interval": "-i",
+	}
+	timeoutFlagNames = flagNames{
+		"Timeouts": "-timeouts", "Mechanisms": "-mechanisms", "Samples": "-samples", "Slack": "-slack",
+	}
+)
+
+// of is the flag of field.
+func (f flagNames) of(field string) string {
+	if flag, ok := f[field]; ok {
+		return flag
+	}
+	return field
+}
+
+// err is err with the Config fields it names written as flags.
+func (f flagNames) err(err error) error {
+	if err == nil {
+		return nil
+	}
+	return errors.New(pipebench.RenderError(err, f.of))
+}
