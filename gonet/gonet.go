@@ -31,7 +31,7 @@ import "github.com/pipebench/pipebench/pipebench"
 var Factory = pipebench.Factory{
 	Name:       "gonet",
 	Summary:    "the Go runtime's netpoller: os.NewFile per pipe, one goroutine blocked in Read on each",
-	Features:   pipebench.NoWaitCall,
+	Features:   pipebench.NoWaitCall | pipebench.Goroutines,
 	FDs:        0,
 	FDsPerPipe: 1,
 	Open:       open,

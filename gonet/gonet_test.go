@@ -22,12 +22,11 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// TestRuns runs the harness on gonet in every writer mode, with token
+// TestGonet is the conformance suite: for a Driver, the checks of
+// registration and the harness runs in every writer mode, with token
 // accounting, credit words per read, latency samples per token and no
 // descriptor left open.
-func TestRuns(t *testing.T) {
-	pipebenchtest.TestRuns(t, &gonet.Factory, pipebenchtest.RunCases)
-}
+func TestGonet(t *testing.T) { pipebenchtest.TestBackend(t, gonet.Factory) }
 
 // TestRunCounts: a gonet run makes no readiness call (samples per call
 // does not apply), counts every read(2), those that find the pipe empty

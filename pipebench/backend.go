@@ -2,6 +2,7 @@ package pipebench
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -111,8 +112,16 @@ const (
 	// at the start of the next Wait; re-arming costs a ctl call per event.
 	OneShot
 	// NoWaitCall: the backend makes no readiness call (the bypass, the Go
-	// netpoller): samples per call does not apply and is printed as n/a.
+	// netpoller): it is a Driver, samples per call does not apply and is
+	// printed as n/a, and the settings that act on a readiness call (-churn,
+	// -delay) are refused.
 	NoWaitCall
+	// Goroutines: a NoWaitCall backend that reads on goroutines of its own,
+	// parked by the Go runtime (gonet), not on the reader thread: the reader
+	// thread then holds no P of its own, there is no reader thread to pin
+	// (-cpu is refused), and the reading process's other threads' CPU is
+	// its reading, not overhead (Setup.Driver).
+	Goroutines
 )
 
 // Has reports whether all of the features in g are in f.
@@ -130,7 +139,8 @@ type Options struct {
 }
 
 // Factory describes a backend and opens instances of it. The command keeps
-// the table of factories; backends do not know about each other.
+// the table of factories (Bypass among them); backends do not know about
+// each other.
 type Factory struct {
 	// Name is what -b takes ("epoll", "epoll-et", ...).
 	Name string
@@ -145,8 +155,33 @@ type Factory struct {
 	// registered pipe (gonet's duplicates handed to the Go runtime), counted
 	// in the reading process's plan too.
 	FDsPerPipe int
+	// Writers are the writer modes the backend runs with, in the order
+	// WriterAuto tries them (the first whose descriptors fit); nil means
+	// every mode, auto trying thread, then process.
+	Writers []WriterMode
+	// Check, when set, refuses before any work the settings this backend
+	// cannot run with, as a *ConfigError naming their Config fields; the
+	// harness calls it from Config.Validate.
+	Check func(*Config) error
 	// Open creates an instance.
 	Open func(Options) (Backend, error)
+}
+
+// autoWriters are the modes WriterAuto tries for a backend that declares
+// none.
+var autoWriters = []WriterMode{WriterThread, WriterProcess}
+
+// candidates are the modes WriterAuto tries, in order.
+func (f *Factory) candidates() []WriterMode {
+	if f.Writers == nil {
+		return autoWriters
+	}
+	return f.Writers
+}
+
+// runsWith says whether the backend runs with writer mode m.
+func (f *Factory) runsWith(m WriterMode) bool {
+	return f.Writers == nil || slices.Contains(f.Writers, m)
 }
 
 // Validate reports a factory that cannot be used by the harness.

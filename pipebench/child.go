@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -30,6 +31,7 @@ const (
 // process mode (the command, test binaries) calls it first thing in main or
 // TestMain.
 func RunWriterProcessIfAsked() {
+	servesWriter.Store(true)
 	if os.Getenv(writerEnv) == "" {
 		return
 	}
@@ -39,6 +41,14 @@ func RunWriterProcessIfAsked() {
 	}
 	os.Exit(0)
 }
+
+// servesWriter is set once RunWriterProcessIfAsked has been called.
+var servesWriter atomic.Bool
+
+// ServesAsWriterProcess reports whether this binary called
+// RunWriterProcessIfAsked, and so may run in process mode: started again
+// as its own writer process, it becomes one.
+func ServesAsWriterProcess() bool { return servesWriter.Load() }
 
 func writerProcessMain(ctl int) (err error) {
 	runtime.LockOSThread()

@@ -87,10 +87,8 @@ type Config struct {
 	// InFlight is how many tokens circulate (-l); 0 means the writer never
 	// waits for credits (needs a writer thread or process).
 	InFlight int
-	// Backend is the readiness mechanism; nil when Bypass is set.
+	// Backend is the readiness mechanism (-b); Bypass for none (-f).
 	Backend *Factory
-	// Bypass makes no readiness call: whoever writes pipe j reads it (-f).
-	Bypass bool
 	// Writer says who forwards tokens.
 	Writer WriterMode
 	// Route picks the next pipe.
@@ -144,14 +142,6 @@ type Config struct {
 	OnInterval func(Interval)
 }
 
-// BackendName is the name shown for the configured mechanism.
-func (c *Config) BackendName() string {
-	if c.Bypass || c.Backend == nil {
-		return "bypass"
-	}
-	return c.Backend.Name
-}
-
 // Validate reports the first setting that cannot run, a *ConfigError
 // naming its Config field.
 func (c *Config) Validate() error {
@@ -165,36 +155,31 @@ func (c *Config) Validate() error {
 		return e("{Interval} %v: want a positive interval", c.Interval)
 	case c.Duration < 0:
 		return e("{Duration} %v: want a duration >= 0 (0 runs until interrupted)", c.Duration)
-	case c.Bypass && c.Backend != nil:
-		return e("{Bypass}: the bypass makes no readiness call; do not combine it with {Backend} %s", c.Backend.Name)
-	case !c.Bypass && c.Backend == nil:
+	case c.Backend == nil:
 		return e("{Backend}: no backend given")
-	case c.Bypass && c.Writer != WriterSelf && c.Writer != WriterAuto:
-		return e("{Bypass} with {Writer} %s: the bypass reads the pipe its writer wrote, so it needs {Writer} self", c.Writer)
-	case c.InFlight == 0 && (c.Writer == WriterSelf || c.Bypass):
+	case c.InFlight == 0 && c.writerMode() == WriterSelf:
 		return e("{InFlight} 0 (unbounded) needs a separate writer: use {Writer} thread, process or auto")
 	case c.Churn < 0 || c.Churn > c.Pipes:
 		return e("{Churn} %d: want 0 to {Pipes} (%d) descriptors changed per readiness call", c.Churn, c.Pipes)
-	case c.Churn > 0 && c.Bypass:
-		return e("{Churn} with {Bypass}: the bypass registers nothing to churn")
 	case c.Delay < 0:
 		return e("{Delay} %v: want a duration >= 0", c.Delay)
 	case c.Source == SourceUnix && c.InFlight > MaxUnixInFlight:
 		return e("{Source} unix with {InFlight} %d: a unix stream socket holds only about 278 one-byte writes (each takes a buffer of its own), and every token may land in one: use {InFlight} %d or less, or {InFlight} 0", c.InFlight, MaxUnixInFlight)
 	case c.Source == SourceEventfd && c.Latency:
 		return e("{Source} eventfd with {Latency}: an eventfd adds tokens up, so it cannot carry their write times")
-	case c.Source == SourceEventfd && c.Bypass:
-		return e("{Source} eventfd with {Bypass}: the bypass reads one token per read, an eventfd read takes the whole count")
 	case len(c.CPUs) > 2:
 		return e("{CPUs} %v: want one CPU (reader and writer together) or two (reader, writer)", c.CPUs)
 	case len(c.Labels)%2 != 0:
 		return e("{Labels} %q: want key/value pairs", c.Labels)
 	}
-	if c.Backend != nil {
-		if err := c.Backend.Validate(); err != nil {
-			return e("{Backend}: %v", err)
-		}
-		if err := c.checkDriver(); err != nil {
+	if err := c.Backend.Validate(); err != nil {
+		return e("{Backend}: %v", err)
+	}
+	if err := c.checkDriver(); err != nil {
+		return err
+	}
+	if c.Backend.Check != nil {
+		if err := c.Backend.Check(c); err != nil {
 			return err
 		}
 	}
@@ -245,6 +230,15 @@ func (c *Config) format() tokens.Format {
 	return tokens.Byte
 }
 
+// writerMode is the writer mode asked for, auto resolved where the backend
+// runs with one mode only (the bypass: self).
+func (c *Config) writerMode() WriterMode {
+	if c.Writer == WriterAuto && c.Backend != nil && len(c.Backend.Writers) == 1 {
+		return c.Backend.Writers[0]
+	}
+	return c.Writer
+}
+
 func (c *Config) withDefaults() Config {
 	d := *c
 	if d.WaitTimeout == 0 {
@@ -253,8 +247,6 @@ func (c *Config) withDefaults() Config {
 	if d.StallAfter == 0 {
 		d.StallAfter = max(3*d.Interval, 2*time.Second)
 	}
-	if d.Bypass && d.Writer == WriterAuto {
-		d.Writer = WriterSelf
-	}
+	d.Writer = d.writerMode()
 	return d
 }

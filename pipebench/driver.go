@@ -10,18 +10,21 @@ import (
 )
 
 // Driver is implemented by a Backend that has no readiness call to answer
-// Wait with: the Go runtime's netpoller, where one goroutine per pipe blocks
-// in a read and the runtime's own epoll wakes it. For such a backend the
-// harness calls Drive, on the reader thread, instead of running its own
-// loop, and never calls Wait. Its factory declares NoWaitCall, so that
-// samples per call reads n/a.
+// Wait with: the bypass (Bypass), which reads each token from the pipe it
+// wrote it to, on the reader thread itself, and the Go runtime's netpoller
+// (gonet), where one goroutine per pipe blocks in a read and the runtime's
+// own epoll wakes it. For such a backend the harness calls Drive, on the
+// reader thread, instead of running its own loop, and never calls Wait. Its
+// factory declares NoWaitCall, so that samples per call reads n/a, and
+// Goroutines when it reads on goroutines rather than on the reader thread.
 //
 // Drive serves every pipe registered with Add until d.Done is closed or
 // something fails, then stops whatever it started and returns; once it has
 // returned, nothing it started reads a pipe or counts. Each read(2) is
-// handed to a Worker, one per goroutine, which counts it and moves the
-// tokens on as the writer mode says. Drive returns the first failure, or
-// nil when the run ended normally; a failure ends the run.
+// handed to a Worker, one per goroutine (one for a driver that reads on the
+// reader thread), which counts it and moves the tokens on as the writer
+// mode says. Drive returns the first failure, or nil when the run ended
+// normally; a failure ends the run.
 //
 // Descriptors the driver gives the runtime must be its own (dups of the
 // read ends, declared in Factory.FDsPerPipe), closed by the backend's
@@ -37,15 +40,19 @@ type Drive struct {
 	// stopped, or it failed).
 	Done <-chan struct{}
 
-	pipes   int
-	self    bool
-	wfds    []int32 // self mode: where forwarded tokens go
-	credit  int32   // write end of the credit pipe, or -1 (self mode, unbounded writer)
-	route   Route
-	seed    uint64
-	latency bool // tokens are 8-byte write times (stamp.go)
-	eventfd bool // a read returns the counter: the number of tokens
-	ctr     *counters
+	pipes    int
+	inFlight int
+	self     bool
+	wfds     []int32 // self mode: where forwarded tokens go
+	credit   int32   // write end of the credit pipe, or -1 (self mode, unbounded writer)
+	route    Route
+	seed     uint64
+	latency  bool // tokens are 8-byte write times (stamp.go)
+	eventfd  bool // a read returns the counter: the number of tokens
+	ctr      *counters
+	// stop is set when the run ends, with Done: a driver that reads on the
+	// reader thread (the bypass) loads it rather than look at a channel.
+	stop *atomic.Bool
 }
 
 // drive runs a Driver in place of the reader's loop, then merges its
@@ -53,8 +60,8 @@ type Drive struct {
 // them from.
 func (r *run) drive(drv Driver, rd *reader) error {
 	d := &Drive{
-		Done: r.halt, pipes: r.cfg.Pipes, self: rd.self, wfds: rd.wfds, credit: rd.credit,
-		route: r.cfg.Route, seed: r.cfg.Seed, latency: rd.latency, eventfd: rd.eventfd, ctr: rd.ctr,
+		Done: r.halt, pipes: r.cfg.Pipes, inFlight: r.cfg.InFlight, self: rd.self, wfds: rd.wfds, credit: rd.credit,
+		route: r.cfg.Route, seed: r.cfg.Seed, latency: rd.latency, eventfd: rd.eventfd, ctr: rd.ctr, stop: rd.stop,
 	}
 	err := drv.Drive(d)
 	if ws := r.ctr.workers.Load(); ws != nil && d.latency {
@@ -65,19 +72,18 @@ func (r *run) drive(drv Driver, rd *reader) error {
 	return err
 }
 
-// checkDriver refuses the settings that act on a readiness call or on the
-// reader thread when the backend has neither (it is a Driver).
+// checkDriver refuses the settings that act on a readiness call when the
+// backend makes none (NoWaitCall), and on the reader thread when it reads
+// on goroutines instead (Goroutines).
 func (c *Config) checkDriver() error {
-	if c.Backend == nil || !c.Backend.Features.Has(NoWaitCall) {
-		return nil
-	}
+	f := c.Backend.Features
 	name := c.Backend.Name
 	switch {
-	case c.Churn > 0:
+	case f.Has(NoWaitCall) && c.Churn > 0:
 		return ConfigErrorf("{Churn} with {Backend} %s: it makes no readiness call to churn interest after", name)
-	case c.Delay > 0:
+	case f.Has(NoWaitCall) && c.Delay > 0:
 		return ConfigErrorf("{Delay} with {Backend} %s: it makes no readiness call to delay", name)
-	case len(c.CPUs) > 0:
+	case f.Has(Goroutines) && len(c.CPUs) > 0:
 		return ConfigErrorf("{CPUs} with {Backend} %s: its readers are goroutines on the Go runtime's threads, not one reader thread to pin", name)
 	}
 	return nil
@@ -91,7 +97,12 @@ func (c *Config) checkDriver() error {
 func (d *Drive) Workers(n int) []*Worker {
 	ws := make([]*Worker, n)
 	var lats []stats.Hist
-	if d.latency {
+	switch {
+	case d.latency && n == 1:
+		// One worker (the bypass, on the reader thread): a full histogram,
+		// as the reader's, which never allocates as it records.
+		lats = []stats.Hist{stats.NewHist(latencyRange)}
+	case d.latency:
 		// Sparse: one goroutine per pipe, thousands of them.
 		lats = stats.NewSparseHists(n, latencyRange, workerReserve)
 	}
@@ -172,6 +183,15 @@ func (w *Worker) Got(pipe int, b []byte) error {
 		w.writes.Add(writes)
 	}
 	return err
+}
+
+// moved counts n tokens moved one by one, each a read of one token and a
+// write of it (the bypass).
+func (w *Worker) moved(n uint64) {
+	w.events.Add(n)
+	w.tokens.Add(n)
+	w.reads.Add(n)
+	w.writes.Add(n)
 }
 
 // Missed counts one read(2) that found its pipe empty (EAGAIN). afterWake

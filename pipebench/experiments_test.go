@@ -120,9 +120,10 @@ func TestRunExperimentConfigErrors(t *testing.T) {
 		want string
 	}{
 		{"churn too many", func(c *pipebench.Config) { c.Churn = c.Pipes + 1 }, "Churn"},
-		{"churn bypass", func(c *pipebench.Config) { c.Backend, c.Bypass, c.Churn = nil, true, 1 }, "Churn with Bypass"},
+		{"churn bypass", func(c *pipebench.Config) { c.Backend, c.Churn = &pipebench.Bypass, 1 }, "Churn with Backend bypass"},
+		{"delay bypass", func(c *pipebench.Config) { c.Backend, c.Delay = &pipebench.Bypass, time.Millisecond }, "Delay with Backend bypass"},
 		{"eventfd latency", func(c *pipebench.Config) { c.Source, c.Latency = pipebench.SourceEventfd, true }, "Source eventfd with Latency"},
-		{"eventfd bypass", func(c *pipebench.Config) { c.Backend, c.Bypass, c.Source = nil, true, pipebench.SourceEventfd }, "Source eventfd with Bypass"},
+		{"eventfd bypass", func(c *pipebench.Config) { c.Backend, c.Source = &pipebench.Bypass, pipebench.SourceEventfd }, "Source eventfd with Backend bypass"},
 		{"cpu out of range", func(c *pipebench.Config) { c.CPUs = []int{4096} }, "CPUs 4096"},
 		{"three cpus", func(c *pipebench.Config) { c.CPUs = []int{0, 0, 0} }, "CPUs"},
 	}

@@ -24,7 +24,7 @@ func TestRunLatency(t *testing.T) {
 			cfg := baseConfig()
 			cfg.Writer, cfg.InFlight, cfg.Latency = c.writer, c.inFlight, true
 			if c.bypass {
-				cfg.Backend, cfg.Bypass = nil, true
+				cfg.Backend = &pipebench.Bypass
 			}
 			res, err := pipebench.Run(cfg)
 			if err != nil {

@@ -42,18 +42,12 @@ func need(mode WriterMode, pipes, base, backendFDs, perChannel int) (reader, wri
 // PlanRun decides the writer mode and checks that the run fits, before any
 // pipe is made. base is the number of descriptors already open.
 func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
-	bfds := 0
-	if c.Backend != nil {
-		bfds = c.Backend.FDs
-	}
+	bfds := c.Backend.FDs
 	if c.Source == SourceTCP {
 		bfds++ // the listener
 	}
 	per := c.Source.fdsPerChannel()
-	dups := 0 // descriptors the backend holds per pipe, in the reading process
-	if c.Backend != nil {
-		dups = c.Backend.FDsPerPipe
-	}
+	dups := c.Backend.FDsPerPipe // descriptors the backend holds per pipe, in the reading process
 	need := func(mode WriterMode, pipes, base, bfds int) (int, int) {
 		return need(mode, pipes, base, bfds+dups*pipes, per)
 	}
@@ -61,12 +55,17 @@ func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
 	mode := c.Writer
 	p := Plan{Limit: limit}
 	if mode == WriterAuto {
-		r, _ := need(WriterThread, c.Pipes, base, bfds)
-		if fits(r) {
-			mode = WriterThread
-		} else {
-			mode = WriterProcess
-			p.Reason = fmt.Sprintf("thread mode needs %d descriptors, limit %d", r, limit)
+		// The first of the backend's modes that fits, else its last.
+		modes := c.Backend.candidates()
+		for i, m := range modes {
+			mode = m
+			r, w := need(m, c.Pipes, base, bfds)
+			if fits(max(r, w)) {
+				break
+			}
+			if i == 0 && len(modes) > 1 {
+				p.Reason = fmt.Sprintf("%s mode needs %d descriptors, limit %d", m, max(r, w), limit)
+			}
 		}
 	}
 	p.Writer = mode
@@ -89,7 +88,7 @@ func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
 	const needs = "{Pipes} %d with {Writer} %s needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): "
 	args := []any{c.Pipes, mode, worst, limit, maxPipes(mode)}
 	remedy := "use {Pipes} %d or less, or {Writer} process (each process then holds about {Pipes} descriptors), or raise the hard limit (needs CAP_SYS_RESOURCE)"
-	if mode == WriterProcess || c.Bypass || c.InFlight == 0 && mode == WriterSelf || c.Source.shared() {
+	if mode == WriterProcess || !c.Backend.runsWith(WriterProcess) || c.InFlight == 0 && mode == WriterSelf || c.Source.shared() {
 		// A writer process helps only when the reader and writer hold
 		// different descriptors (not an eventfd's one).
 		remedy = "use {Pipes} %d or less, or raise the hard limit (ulimit -Hn, needs CAP_SYS_RESOURCE)"

@@ -26,12 +26,14 @@ func TestPlanRun(t *testing.T) {
 		{"thread refused names process", pipebench.WriterThread, 10000, false, pipebench.WriterThread, "", "Writer process"},
 		{"process fits 19000", pipebench.WriterProcess, 19000, false, pipebench.WriterProcess, "", ""},
 		{"process refused past limit", pipebench.WriterProcess, 19900, false, pipebench.WriterProcess, "", "use Pipes 19742 or less"},
+		{"bypass auto is self", pipebench.WriterAuto, 9000, true, pipebench.WriterSelf, "", ""},
+		{"bypass refused names no process", pipebench.WriterAuto, 9998, true, pipebench.WriterSelf, "", "use Pipes 9997 or less, or raise the hard limit"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := &pipebench.Config{Pipes: c.pipes, InFlight: 1, Writer: c.writer, Backend: epollLike}
 			if c.bypass {
-				cfg.Backend, cfg.Bypass = nil, true
+				cfg.Backend = &pipebench.Bypass
 			}
 			// 5 descriptors open: stdio and the Go runtime's epoll and eventfd.
 			p, err := pipebench.PlanRun(cfg, 5, 20000)

@@ -37,7 +37,6 @@ type reader struct {
 	// latency mode: tokens are 8-byte write times (see stamp.go) and lat
 	// gets each token's write-to-read time in nanoseconds.
 	latency bool
-	tokSize int
 	lat     stats.Hist
 	tokBuf  [8]byte
 	// eventfd: a read returns the counter, the number of tokens.
@@ -218,56 +217,6 @@ func (r *reader) churnOnce() error {
 		}
 	}
 	return nil
-}
-
-// bypass moves L tokens with no readiness call: whoever writes pipe j reads
-// pipe j. Each read takes one byte so that a token's pipe is always known.
-func (r *reader) bypass(at []int32) error {
-	const publish = 64
-	var events uint64
-	for !r.stop.Load() {
-		for k := range at {
-			i := at[k]
-			fd := r.rfds[i]
-			m, e := tokens.Read(fd, r.buf[:r.tokSize])
-			if e != 0 {
-				return fmt.Errorf("bypass: read pipe %d (fd %d), which holds a token: %w", i, fd, e)
-			}
-			if m == 0 {
-				return &EOFError{Pipe: int(i)}
-			}
-			tok := tokens.ByteToken()
-			if r.latency {
-				now := tokens.Nanotime()
-				r.recordLatency(now, r.buf[:m])
-				tok = tokens.PutStamp(&r.tokBuf, now)
-			}
-			j := int32(r.route.After(int(i)))
-			if m, e := tokens.Write(r.wfds[j], tok); e != 0 || m != len(tok) {
-				return fmt.Errorf("bypass: write pipe %d (fd %d): %w", j, r.wfds[j], tokens.WriteErr(m, len(tok), e))
-			}
-			at[k] = j
-			events++
-			if events == publish {
-				r.publishBypass(events)
-				events = 0
-				if r.stop.Load() {
-					return nil
-				}
-			}
-		}
-	}
-	r.publishBypass(events)
-	return nil
-}
-
-func (r *reader) publishBypass(n uint64) {
-	r.ctr.begin()
-	defer r.ctr.end()
-	r.ctr.events.Add(n)
-	r.ctr.tokens.Add(n)
-	r.ctr.reads.Add(n)
-	r.ctr.writes.Add(n)
 }
 
 // EOFError reports a channel whose write end was closed during the run:

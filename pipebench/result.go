@@ -35,8 +35,8 @@ type Setup struct {
 	CPUs  []int         `json:"cpus,omitempty"`
 	// NoWaitCall is set when samples per call does not apply.
 	NoWaitCall bool `json:"no_wait_call"`
-	// Driver is set when the backend reads for itself on goroutines (a
-	// Driver: gonet) rather than answering the reader thread's Wait.
+	// Driver is set when the backend reads for itself on goroutines (its
+	// factory declares Goroutines: gonet) rather than on the reader thread.
 	Driver bool `json:"driver,omitempty"`
 	// GOMAXPROCS is this process's during the window: what it was, plus
 	// LentPs, one P for each measured thread (procs.go).

@@ -39,11 +39,12 @@ func Run(c Config) (*Result, error) {
 }
 
 // measuredThreads counts this process's threads that hold a P for the whole
-// window (procs.go): the reader, unless the backend is a Driver (its thread
-// waits in the Go scheduler, not in a system call), and a writer thread.
+// window (internal/osthread): the reader, unless the backend reads on
+// goroutines (its thread then waits in the Go scheduler, not in a system
+// call), and a writer thread.
 func (r *run) measuredThreads() int {
 	n := 0
-	if !r.isDriver() {
+	if !r.goroutines() {
 		n++
 	}
 	if r.plan.Writer == WriterThread {
@@ -146,13 +147,11 @@ func (r *run) setup() error {
 	mode := r.plan.Writer
 	// The backend first: a mechanism this kernel does not offer (io_uring
 	// disabled, say) is reported before any pipe or process is made.
-	if !cfg.Bypass {
-		be, err := cfg.Backend.Open(Options{Pipes: cfg.Pipes, MaxFD: int(r.plan.Limit) - 1})
-		if err != nil {
-			return fmt.Errorf("open backend %s: %w", cfg.Backend.Name, err)
-		}
-		r.be = be
+	be, err := cfg.Backend.Open(Options{Pipes: cfg.Pipes, MaxFD: int(r.plan.Limit) - 1})
+	if err != nil {
+		return fmt.Errorf("open backend %s: %w", cfg.Backend.Name, err)
 	}
+	r.be = be
 	if mode == WriterProcess {
 		p, err := startWriterProcess()
 		if err != nil {
@@ -211,11 +210,11 @@ func (r *run) setup() error {
 	wtid := r.res.Setup.WriterTID
 	r.res.Setup = Setup{
 		WriterTID: wtid, PID: unix.Getpid(), WriterPID: unix.Getpid(),
-		Pipes: cfg.Pipes, Backend: cfg.BackendName(), Writer: mode, InFlight: cfg.InFlight, Route: cfg.Route, Interval: cfg.Interval,
+		Pipes: cfg.Pipes, Backend: cfg.Backend.Name, Writer: mode, InFlight: cfg.InFlight, Route: cfg.Route, Interval: cfg.Interval,
 		Reason: r.plan.Reason, Took: time.Since(t0), ReaderFDs: r.plan.ReaderFDs, WriterFDs: r.plan.WriterFDs,
 		Limit: r.plan.Limit, Source: cfg.Source, Churn: cfg.Churn, Delay: cfg.Delay, CPUs: cfg.CPUs,
-		NoWaitCall: cfg.Bypass || cfg.Backend.Features.Has(NoWaitCall),
-		Driver:     r.isDriver(),
+		NoWaitCall: cfg.Backend.Features.Has(NoWaitCall),
+		Driver:     r.goroutines(),
 	}
 	return nil
 }
@@ -274,10 +273,8 @@ func (r *run) makePipes() error {
 				}
 			}
 		}
-		if r.be != nil {
-			if err := r.be.Add(p[0], int32(i)); err != nil {
-				return fmt.Errorf("register pipe %d (fd %d) with %s: %w", i, p[0], r.cfg.Backend.Name, err)
-			}
+		if err := r.be.Add(p[0], int32(i)); err != nil {
+			return fmt.Errorf("register pipe %d (fd %d) with %s: %w", i, p[0], r.cfg.Backend.Name, err)
 		}
 	}
 	if r.proc != nil {
@@ -302,14 +299,11 @@ func (r *run) arm() error {
 	return nil
 }
 
-// isDriver says whether the backend reads for itself (a Driver).
-func (r *run) isDriver() bool {
-	_, ok := r.be.(Driver)
-	return ok
-}
+// goroutines says whether the backend reads on goroutines of its own.
+func (r *run) goroutines() bool { return r.cfg.Backend.Features.Has(Goroutines) }
 
-// read runs the reading side for the measured window: the bypass, a
-// driver, or the reader's loop over Wait.
+// read runs the reading side for the measured window: a driver (the
+// bypass, gonet), or the reader's loop over Wait.
 func (r *run) read(rd *reader) error {
 	cfg := &r.cfg
 	if r.plan.Writer == WriterSelf && cfg.Latency {
@@ -317,26 +311,23 @@ func (r *run) read(rd *reader) error {
 			return err
 		}
 	}
-	if cfg.Bypass {
-		at := make([]int32, cfg.InFlight)
-		route := tokens.NewRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
-		for k := range at {
-			at[k] = int32(route.Pick())
-		}
-		return rd.bypass(at)
-	}
 	if drv, ok := r.be.(Driver); ok {
 		return r.drive(drv, rd) // driver.go: the backend reads, no readiness call
 	}
 	return rd.loop()
 }
 
+// primeSeed seeds the route that places the self mode's tokens in their
+// first pipes, apart from the route they then take (the bypass follows
+// them from there).
+const primeSeed = 0x5eed
+
 // prime writes the self mode's tokens into their first pipes. In latency
 // mode the reader thread does it when the window opens, so that the tokens'
 // stamps do not count the setup.
 func (r *run) prime() error {
 	cfg := &r.cfg
-	route := tokens.NewRouter(cfg.Route, cfg.Seed^0x5eed, cfg.Pipes)
+	route := tokens.NewRouter(cfg.Route, cfg.Seed^primeSeed, cfg.Pipes)
 	format := cfg.format()
 	var buf [8]byte
 	for range cfg.InFlight {
@@ -373,7 +364,7 @@ func (r *run) measure() (*Result, error) {
 	rd := &reader{
 		be: r.be, rfds: r.rfds, wfds: r.wfds, route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes),
 		self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: &r.ctr,
-		latency: cfg.Latency, tokSize: cfg.format().Size(), eventfd: cfg.Source == SourceEventfd, noun: cfg.Source.noun(),
+		latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd, noun: cfg.Source.noun(),
 		churn: cfg.Churn, churnRoute: tokens.NewRouter(RouteRandom, cfg.Seed^0xc4a2, cfg.Pipes),
 	}
 	rd.newHists(cfg.Pipes)
@@ -381,7 +372,7 @@ func (r *run) measure() (*Result, error) {
 		ts := unix.NsecToTimespec(cfg.Delay.Nanoseconds())
 		rd.delay = &ts
 	}
-	if r.be != nil {
+	if !cfg.Backend.Features.Has(NoWaitCall) {
 		rd.ready = make([]int32, cfg.Pipes)
 		rd.edge = cfg.Backend.Features.Has(EdgeTriggered)
 	}
@@ -567,12 +558,7 @@ func (r *run) enterThread(role string, cpu int, tid chan<- int) {
 }
 
 // ctlNow is the backend's ctl count so far.
-func (r *run) ctlNow() uint64 {
-	if r.be == nil {
-		return 0
-	}
-	return r.be.CtlCalls()
-}
+func (r *run) ctlNow() uint64 { return r.be.CtlCalls() }
 
 // report prints an interval at every boundary until the duration is over,
 // Stop is closed, the run stalls or fails.

@@ -124,7 +124,7 @@ func TestRunWriterModes(t *testing.T) {
 
 func TestRunBypass(t *testing.T) {
 	cfg := baseConfig()
-	cfg.Backend, cfg.Bypass, cfg.InFlight = nil, true, 3
+	cfg.Backend, cfg.InFlight = &pipebench.Bypass, 3
 	res, err := pipebench.Run(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -295,8 +295,8 @@ func TestRunConfigErrors(t *testing.T) {
 		{"no pipes", func(c *pipebench.Config) { c.Pipes = 0 }, "Pipes"},
 		{"too many in flight", func(c *pipebench.Config) { c.InFlight = pipebench.MaxInFlight + 1 }, "InFlight"},
 		{"unbounded self", func(c *pipebench.Config) { c.InFlight = 0; c.Writer = pipebench.WriterSelf }, "InFlight 0"},
-		{"bypass with thread", func(c *pipebench.Config) { c.Backend = nil; c.Bypass = true; c.Writer = pipebench.WriterThread }, "Writer self"},
-		{"bypass unbounded", func(c *pipebench.Config) { c.Backend = nil; c.Bypass = true; c.InFlight = 0 }, "InFlight 0"},
+		{"bypass with thread", func(c *pipebench.Config) { c.Backend = &pipebench.Bypass; c.Writer = pipebench.WriterThread }, "Writer self"},
+		{"bypass unbounded", func(c *pipebench.Config) { c.Backend = &pipebench.Bypass; c.InFlight = 0 }, "InFlight 0"},
 		{"no backend", func(c *pipebench.Config) { c.Backend = nil }, "Backend"},
 		{"no interval", func(c *pipebench.Config) { c.Interval = 0 }, "Interval"},
 		{"odd labels", func(c *pipebench.Config) { c.Labels = []string{"backend"} }, "key/value pairs"},

@@ -1,11 +1,20 @@
 package poll
 
 import (
+	"os"
 	"testing"
 
+	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
 
 func TestPoll(t *testing.T) { pipebenchtest.TestBackend(t, Factory) }
 
 func BenchmarkPoll(b *testing.B) { pipebenchtest.BenchmarkPingPong(b, Factory) }
+
+// TestMain lets this test binary serve as its own writer process, for the
+// conformance suite's harness runs.
+func TestMain(m *testing.M) {
+	pipebench.RunWriterProcessIfAsked()
+	os.Exit(m.Run())
+}

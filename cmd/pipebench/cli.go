@@ -63,7 +63,7 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 	fs.Var(intFlag{&rf.pipes, 1, maxPipes, "pipes"}, "n", "number of pipes")
 	fs.Var(intFlag{&rf.inFlight, 0, pipebench.MaxInFlight, "tokens"}, "l", "tokens in flight; 0 = unbounded writer that never waits")
 	fs.Var(choiceFlag{&rf.backend, checkBackend}, "b", "backend: "+backendNames())
-	fs.BoolVar(&rf.bypass, "f", false, "bypass: no readiness call, whoever writes a pipe reads it (the floor)")
+	fs.BoolVar(&rf.bypass, "f", false, "bypass: no readiness call, whoever writes a pipe reads it (the floor); the same as -b "+pipebench.Bypass.Name)
 	fs.Var(choiceFlag{&rf.writer, func(s string) error { _, err := pipebench.ParseWriterMode(s); return err }}, "writer", "who forwards tokens: self, thread, process or auto")
 	fs.Var(choiceFlag{&rf.route, func(s string) error { _, err := pipebench.ParseRoute(s); return err }}, "route", "next pipe for a token: random (seeded xorshift) or next (i+1)")
 	fs.Var(durationFlag{&rf.duration, time.Millisecond, "runs until interrupted", maxDuration}, "d", "measured duration")
@@ -79,9 +79,6 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 }
 
 func checkBackend(s string) error {
-	if s == bypassName {
-		return nil
-	}
 	_, err := findBackend(s)
 	return err
 }
@@ -97,15 +94,13 @@ func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
 	c.Source, _ = pipebench.ParseSource(rf.source)
 	c.Writer, _ = pipebench.ParseWriterMode(rf.writer)
 	c.Route, _ = pipebench.ParseRoute(rf.route)
-	bypass := rf.bypass || rf.backend == bypassName
-	switch {
-	case rf.bypass && set["b"] && rf.backend != bypassName:
-		return c, fmt.Errorf("-f bypasses the readiness call; it cannot be combined with -b %s", rf.backend)
-	case bypass:
-		c.Bypass = true
-	default:
-		c.Backend, _ = findBackend(rf.backend)
+	if rf.bypass { // -f is -b bypass
+		if set["b"] && rf.backend != pipebench.Bypass.Name {
+			return c, fmt.Errorf("-f bypasses the readiness call; it cannot be combined with -b %s", rf.backend)
+		}
+		rf.backend = pipebench.Bypass.Name
 	}
+	c.Backend, _ = findBackend(rf.backend)
 	if c.Duration > 0 && c.Interval > c.Duration {
 		return c, fmt.Errorf("-i %v is longer than -d %v: want an interval no longer than the duration", c.Interval, c.Duration)
 	}
@@ -113,7 +108,7 @@ func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
 		return c, fmt.Errorf("-d %v is not a whole number of -i %v intervals: want -d a multiple of -i", c.Duration, c.Interval)
 	}
 	if err := c.Validate(); err != nil {
-		return c, runFlagNames.err(err)
+		return c, rf.err(err)
 	}
 	return c, nil
 }
@@ -244,7 +239,7 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 		extra = 1
 	}
 	if err := pipebench.Check(cfg, extra); err != nil {
-		return usageError(stderr, runFlagNames.err(err))
+		return usageError(stderr, rf.err(err))
 	}
 	out, closeOut, err := of.open(stdout)
 	if err != nil {
@@ -257,7 +252,7 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 		tables = stderr
 	}
 	prof := profile.NewProfiler(pf.cpu, pf.kernel)
-	code := runAll(cfg, rf.warmup, of.count, out, stderr, stop, prof)
+	code := runAll(cfg, &rf, of.count, out, stderr, stop, prof)
 	code = max(code, finishProfiles(prof, tables, stderr))
 	if err := closeOut(); err != nil && code == exitOK {
 		fmt.Fprintf(stderr, "pipebench: -o %s: %v\n", of.out, err)
@@ -266,9 +261,9 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 	return code
 }
 
-// runAll runs cfg count times and reports through out.
-func runAll(cfg pipebench.Config, warmup, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}, prof *profile.Profiler) int {
-	doc := &report.Document{Tool: "pipebench", Started: time.Now().UTC(), Config: report.NewConfig(&cfg, count, warmup), Environment: envinfo.Read()}
+// runAll runs cfg, made from rf, count times and reports through out.
+func runAll(cfg pipebench.Config, rf *runFlags, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}, prof *profile.Profiler) int {
+	doc := &report.Document{Tool: "pipebench", Started: time.Now().UTC(), Config: report.NewConfig(&cfg, count, rf.warmup), Environment: envinfo.Read()}
 	var outErr error
 	keep := func(err error) {
 		if outErr == nil && err != nil {
@@ -286,7 +281,7 @@ func runAll(cfg pipebench.Config, warmup, count int, out report.Writer, stderr i
 		var limitErr *pipebench.LimitError
 		var cfgErr *pipebench.ConfigError
 		if errors.As(err, &limitErr) || errors.As(err, &cfgErr) {
-			return usageError(stderr, runFlagNames.err(err))
+			return usageError(stderr, rf.err(err))
 		}
 		r := doc.AddRun(res, err)
 		keep(out.RunDone(r))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/pipebench/pipebench/pipebench"
 )
@@ -14,7 +15,7 @@ type flagNames map[string]string
 
 var (
 	runFlagNames = flagNames{
-		"Pipes": "-n", "InFlight": "-l", "Backend": "-b", "Bypass": "-f", "Writer": "-writer", "Route": "-route",
+		"Pipes": "-n", "InFlight": "-l", "Backend": "-b", "Writer": "-writer", "Route": "-route",
 		"Seed": "-seed", "Duration": "-d", "Interval": "-i", "Latency": "-latency", "Source": "-fd",
 		"Churn": "-churn", "Delay": "-delay", "CPUs": "-cpu",
 	}
@@ -41,4 +42,14 @@ func (f flagNames) err(err error) error {
 		return nil
 	}
 	return errors.New(pipebench.RenderError(err, f.of))
+}
+
+// err is err with the Config fields it names written as the run flags that
+// set them. -f is -b bypass: when -f chose the bypass, the message names
+// -f.
+func (rf *runFlags) err(err error) error {
+	if err = runFlagNames.err(err); err == nil || !rf.bypass {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), "-b "+pipebench.Bypass.Name, "-f"))
 }

@@ -121,7 +121,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	report.WriteSweepStart(stderr, len(jobs), rf.duration)
 	progress := report.NewSweepProgress(stderr, report.IsTerminal(stderr), len(jobs), rf.duration+200*time.Millisecond)
 	opt := sweep.Options{Warmup: rf.warmup, Stop: stop, OnEvent: progress.Event, Run: runPoint,
-		Reason: func(err error) string { return runFlagNames.err(err).Error() }}
+		Reason: func(err error) string { return rf.err(err).Error() }}
 	res, runErr := sweep.Run(grid, jobs, opt)
 	progress.Close()
 	report.WriteSweepCounts(stderr, res)
@@ -144,7 +144,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	}
 	report.WriteSweepInterrupted(stderr, res, len(jobs))
 	if runErr != nil {
-		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", runFlagNames.err(runErr))
+		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", rf.err(runErr))
 		return exitFailed
 	}
 	return code

@@ -1,7 +1,9 @@
 package pipebenchtest
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -9,8 +11,8 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 )
 
-// RunCase is one short harness run of TestRuns.
-type RunCase struct {
+// runCase is one short harness run of the Runs check.
+type runCase struct {
 	Writer   pipebench.WriterMode
 	InFlight int
 	Route    pipebench.Route
@@ -18,7 +20,7 @@ type RunCase struct {
 	Latency  bool
 }
 
-func (c RunCase) String() string {
+func (c runCase) String() string {
 	s := fmt.Sprintf("%s/l=%d/%s", c.Writer, c.InFlight, c.Route)
 	if c.Source != pipebench.SourcePipe {
 		s += "/" + c.Source.String()
@@ -29,10 +31,9 @@ func (c RunCase) String() string {
 	return s
 }
 
-// RunCases are every writer mode, bounded and unbounded, with both routes,
-// a socket and an eventfd source and latency mode: what TestRuns runs by
-// default.
-var RunCases = []RunCase{
+// runCases are every writer mode, bounded and unbounded, with both routes,
+// a socket and an eventfd source and latency mode.
+var runCases = []runCase{
 	{Writer: pipebench.WriterSelf, InFlight: 1},
 	{Writer: pipebench.WriterSelf, InFlight: 16, Route: pipebench.RouteNext},
 	{Writer: pipebench.WriterThread, InFlight: 1},
@@ -46,7 +47,7 @@ var RunCases = []RunCase{
 	{Writer: pipebench.WriterSelf, InFlight: 8, Latency: true},
 }
 
-// TestRuns runs the whole harness (pipebench.Run) on backends from f, 50
+// checkRuns runs the whole harness (pipebench.Run) on backends from f, 50
 // pipes for 400ms in each case, and checks what every run must satisfy:
 // every token accounted for, tokens moved, no descriptor left open, the
 // writer mode asked for, readiness calls made (or none, for a backend that
@@ -54,26 +55,40 @@ var RunCases = []RunCase{
 // call (per read for a Driver), a latency sample per token in latency
 // mode, one ready-per-call sample per readiness call, and a writer's counts
 // that add up (every token write counted, those that found a pipe full
-// included; a bounded writer reads its credit pipe once per wait). It is
-// the harness-level companion of TestBackend, and the only check a
-// pipebench.Driver can take. Process-mode cases need the test
-// binary to serve as its own writer process: call
-// pipebench.RunWriterProcessIfAsked first thing in TestMain.
-func TestRuns(t *testing.T, f *pipebench.Factory, cases []RunCase) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.String(), func(t *testing.T) { checkRun(t, f, c) })
+// included; a bounded writer reads its credit pipe once per wait). A case
+// whose writer mode the backend does not declare (Factory.Writers), or that
+// its Check refuses, is skipped, saying so; a backend must run at least one.
+func checkRuns(t *testing.T, f pipebench.Factory) {
+	ran := 0
+	for _, c := range runCases {
+		t.Run(c.String(), func(t *testing.T) {
+			checkRun(t, &f, c)
+			ran++
+		})
+	}
+	if ran == 0 {
+		t.Errorf("%s ran none of the %d cases", f.Name, len(runCases))
 	}
 }
 
-func checkRun(t *testing.T, f *pipebench.Factory, c RunCase) {
-	before, err := fdlimit.OpenFDs()
-	if err != nil {
-		t.Fatal(err)
+func checkRun(t *testing.T, f *pipebench.Factory, c runCase) {
+	if f.Writers != nil && c.Writer != pipebench.WriterAuto && !slices.Contains(f.Writers, c.Writer) {
+		t.Skipf("%s runs with writers %v only", f.Name, f.Writers)
 	}
 	cfg := pipebench.Config{
 		Pipes: 50, InFlight: c.InFlight, Backend: f, Writer: c.Writer, Route: c.Route, Seed: 7,
 		Source: c.Source, Latency: c.Latency, Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
+	}
+	var ce *pipebench.ConfigError
+	if err := cfg.Validate(); errors.As(err, &ce) && f.Check != nil && f.Check(&cfg) != nil {
+		t.Skipf("%s refuses it: %v", f.Name, err)
+	}
+	if !pipebench.ServesAsWriterProcess() {
+		t.Fatal("this test binary cannot be its own writer process: call pipebench.RunWriterProcessIfAsked first thing in TestMain")
+	}
+	before, err := fdlimit.OpenFDs()
+	if err != nil {
+		t.Fatal(err)
 	}
 	res, err := pipebench.Run(cfg)
 	SkipIfRefused(t, err)

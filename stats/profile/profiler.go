@@ -85,7 +85,7 @@ func (p *Profiler) Hook(cfg *pipebench.Config) {
 		return
 	}
 	if p.cpuPath != "" {
-		cfg.Labels = []string{"backend", cfg.BackendName(), "pipes", strconv.Itoa(cfg.Pipes), "inflight", strconv.Itoa(cfg.InFlight)}
+		cfg.Labels = []string{"backend", cfg.Backend.Name, "pipes", strconv.Itoa(cfg.Pipes), "inflight", strconv.Itoa(cfg.InFlight)}
 	}
 	userStop, stop := cfg.Stop, make(chan struct{})
 	go func() {

@@ -39,7 +39,7 @@ type Config struct {
 // NewConfig describes cfg, run count times.
 func NewConfig(cfg *pipebench.Config, count, warmup int) Config {
 	return Config{
-		Backend: cfg.BackendName(), Pipes: cfg.Pipes, InFlight: cfg.InFlight, Writer: cfg.Writer,
+		Backend: cfg.Backend.Name, Pipes: cfg.Pipes, InFlight: cfg.InFlight, Writer: cfg.Writer,
 		Route: cfg.Route, Seed: cfg.Seed, Duration: cfg.Duration, Interval: cfg.Interval,
 		Count: count, Warmup: warmup, Latency: cfg.Latency,
 	}
