@@ -3,7 +3,9 @@
 // ("epoll"), edge-triggered ("epoll-et") and one-shot ("epoll-oneshot").
 // Interest lives in the kernel, so Wait costs what is ready rather than what
 // is registered, and every change of interest is an epoll_ctl call, counted
-// by CtlCalls. Options.Exclusive adds EPOLLEXCLUSIVE to every registration.
+// by CtlCalls. Options.Exclusive adds EPOLLEXCLUSIVE to every registration;
+// Options.SyscallSleep makes Wait sleep through syscall.Syscall (the herd's
+// waiters).
 //
 // Imports: pipebench and internal/waitcall, as every backend; never another
 // backend.
@@ -16,9 +18,10 @@ import (
 	"time"
 	"unsafe"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/pipebench/pipebench/internal/waitcall"
 	"github.com/pipebench/pipebench/pipebench"
-	"golang.org/x/sys/unix"
 )
 
 // maxEvents caps the events buffer: one epoll_wait reports at most this many.
@@ -35,6 +38,8 @@ type backend struct {
 	oneShot   bool
 	ctl       atomic.Uint64
 	calls     uint64 // epoll_pwait calls, for WaitSyscalls
+	// syscallSleep: sleep through syscall.Syscall (Options.SyscallSleep).
+	syscallSleep bool
 
 	// One-shot only: events[:reported] are what the last Wait reported,
 	// disarmed by the kernel; disarmed[fd] says fd is still registered and
@@ -45,14 +50,21 @@ type backend struct {
 
 // wait is one epoll_pwait with no signal mask (epoll_wait where it exists,
 // and the only form on arm64). It blocks as the Backend contract says a
-// wait call must: a raw system call that keeps this thread's P. It calls the
-// standard library's RawSyscall6 itself: x/sys's wrappers reach the same
-// function through an assembly jump, a frame that cost about 1% of evts/sec
-// at one event per call against the C yardstick.
+// wait call must: a raw system call that keeps this thread's P, unless the
+// opener asked for Options.SyscallSleep. It calls the standard library's
+// RawSyscall6 itself: x/sys's wrappers reach the same function through an
+// assembly jump, a frame that cost about 1% of evts/sec at one event per
+// call against the C yardstick.
 func (b *backend) wait(events []unix.EpollEvent, msec int) (int, error) {
 	b.calls++
-	r, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(b.epfd), uintptr(unsafe.Pointer(&events[0])),
-		uintptr(len(events)), uintptr(msec), 0, 0)
+	a1, a2, a3, a4 := uintptr(b.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(msec)
+	var r uintptr
+	var e syscall.Errno
+	if b.syscallSleep {
+		r, _, e = syscall.Syscall6(unix.SYS_EPOLL_PWAIT, a1, a2, a3, a4, 0, 0)
+	} else {
+		r, _, e = syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, a1, a2, a3, a4, 0, 0)
+	}
 	if e != 0 {
 		return 0, e
 	}
@@ -78,11 +90,12 @@ func open(o pipebench.Options, mode uint32) (pipebench.Backend, error) {
 		return nil, fmt.Errorf("epoll_create1: %w", err)
 	}
 	b := &backend{
-		epfd:      epfd,
-		events:    make([]unix.EpollEvent, min(max(o.Pipes, 1), maxEvents)),
-		addEvents: unix.EPOLLIN | mode,
-		modEvents: unix.EPOLLIN | mode,
-		oneShot:   oneShot,
+		epfd:         epfd,
+		events:       make([]unix.EpollEvent, min(max(o.Pipes, 1), maxEvents)),
+		addEvents:    unix.EPOLLIN | mode,
+		modEvents:    unix.EPOLLIN | mode,
+		oneShot:      oneShot,
+		syscallSleep: o.SyscallSleep,
 	}
 	if o.Exclusive {
 		b.addEvents |= unix.EPOLLEXCLUSIVE

@@ -40,10 +40,27 @@ func TestOneShotRefusesExclusive(t *testing.T) {
 
 // exclusive returns f opening its backends with Options.Exclusive set.
 func exclusive(f pipebench.Factory) pipebench.Factory {
+	return withOptions(f, "+exclusive", func(o *pipebench.Options) { o.Exclusive = true })
+}
+
+// TestSyscallSleep runs the conformance suite with Options.SyscallSleep on
+// the level-triggered variant, EPOLLEXCLUSIVE on and off, as the herd's
+// waiters open it: sleeping through syscall.Syscall must change nothing the
+// contract promises.
+func TestSyscallSleep(t *testing.T) {
+	f := withOptions(LevelFactory, "+syscall", func(o *pipebench.Options) { o.SyscallSleep = true })
+	for _, f := range []pipebench.Factory{f, exclusive(f)} {
+		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestBackend(t, f) })
+	}
+}
+
+// withOptions is f, named with suffix, opening backends with options
+// edited by edit.
+func withOptions(f pipebench.Factory, suffix string, edit func(*pipebench.Options)) pipebench.Factory {
 	open := f.Open
-	f.Name += "+exclusive"
+	f.Name += suffix
 	f.Open = func(o pipebench.Options) (pipebench.Backend, error) {
-		o.Exclusive = true
+		edit(&o)
 		return open(o)
 	}
 	return f

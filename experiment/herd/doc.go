@@ -1,6 +1,8 @@
 // Package herd measures the thundering herd of epoll: K waiters, each with
-// an epoll instance of its own over the same pipes' read ends, and a writer
-// that keeps L tokens in flight. Every token makes a pipe readable; without
+// an epoll backend of its own (epoll.LevelFactory, opened with
+// Options.Exclusive for EPOLLEXCLUSIVE) over the same pipes' read ends, and
+// a writer (internal/tokens' Writer, the harness's) that keeps L tokens in
+// flight. Every token makes a pipe readable; without
 // EPOLLEXCLUSIVE the kernel wakes every waiter whose epoll set holds that
 // pipe, and all but one find nothing to read. With EPOLLEXCLUSIVE (Linux
 // 4.5) it wakes one (or a few). A run measures both settings, one after the
@@ -9,14 +11,14 @@
 // waiters' CPU time and context switches (a woken waiter that finds nothing
 // ready goes back to sleep inside the kernel: that part of the herd shows
 // only as context switches and system time), and the token accounting. It
-// prints nothing; the command formats.
+// prints nothing; stats/report formats.
 //
 // Waiters are OS threads of this process or, with Mode Processes, this
 // binary started again (RunWaiterProcessIfAsked). Both run the same loop and
 // publish their counts on a shared memory board (a memfd), so that the
 // measuring process reads them the same way whoever the waiters are.
 //
-// Imports: pipebench, stats, internal/fdlimit, internal/osthread and
-// internal/tokens (the writer, the credit pipe, getrusage: not the
-// harness's public surface).
+// Imports: pipebench, epoll (the one backend it needs), stats,
+// internal/fdlimit, internal/osthread and internal/tokens (the writer, the
+// credit pipe, getrusage: not the harness's public surface).
 package herd

@@ -8,19 +8,21 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 )
 
-// Descriptors besides the pipes: the stop pipe, the credit pipe and the
-// board in the measuring process; in a waiter process, stdin, stdout,
-// stderr, the board, the stop and credit ends, its epoll descriptor, and the
-// Go runtime's epoll descriptor and eventfd, with a spare.
+// Descriptors besides the pipes and the waiters' stop eventfds: the credit
+// pipe and the board in the measuring process; in a waiter process, stdin,
+// stdout, stderr, the board, its stop eventfd, the credit pipe's write end,
+// its epoll descriptor, and the Go runtime's epoll descriptor and eventfd,
+// with a spare.
 const (
-	parentExtraFDs = 5 + 2 // and two for fork/exec's error pipe
+	parentExtraFDs = 3 + 2 // and two for fork/exec's error pipe
 	childExtraFDs  = 10
 )
 
 // need returns the peak descriptors of the measuring process and of one
-// waiter process.
+// waiter process: the measuring process holds every pipe and each waiter's
+// stop eventfd, and in threads mode each waiter's epoll descriptor too.
 func need(c *Config, base int) (parent, child int) {
-	parent = base + 2*c.Pipes + parentExtraFDs
+	parent = base + 2*c.Pipes + c.Waiters + parentExtraFDs
 	if c.Mode == Threads {
 		return parent + c.Waiters, 0
 	}

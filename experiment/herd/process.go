@@ -13,8 +13,8 @@ import (
 )
 
 // A waiter process is this binary started again with waiterEnv set to its
-// waiterSpec. Its descriptors are in fixed places: the board, the stop
-// pipe's read end, the credit pipe's write end, then every pipe's read end
+// waiterSpec. Its descriptors are in fixed places: the board, its stop
+// eventfd, the credit pipe's write end, then every pipe's read end
 // in order. They are handed over by fork/exec itself (the same open files,
 // so the same pipes and wait queues), never as os.File: an os.File would
 // register a non-blocking pipe with the Go runtime's own epoll, one more

@@ -1,6 +1,7 @@
 package herd
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -87,7 +88,7 @@ type side struct {
 	limit     uint64
 
 	rfds, wfds       []int32
-	stopR, stopW     int32
+	stops            []int32 // each waiter's stop eventfd
 	creditR, creditW int32
 	board            *board
 
@@ -112,7 +113,7 @@ type side struct {
 
 func newSide(cfg *Config, ex bool, base int, limit uint64) *side {
 	return &side{cfg: cfg, exclusive: ex, base: base, limit: limit,
-		stopR: -1, stopW: -1, creditR: -1, creditW: -1, halt: make(chan struct{})}
+		creditR: -1, creditW: -1, halt: make(chan struct{})}
 }
 
 // fail records the first failure and ends the measurement.
@@ -154,11 +155,13 @@ func (s *side) run() (*Side, error) {
 }
 
 func (s *side) setup() error {
-	var sp [2]int
-	if err := unix.Pipe2(sp[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
-		return fmt.Errorf("make stop pipe: %w", err)
+	for range s.cfg.Waiters {
+		fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+		if err != nil {
+			return fmt.Errorf("make a waiter's stop eventfd: %w", err)
+		}
+		s.stops = append(s.stops, int32(fd))
 	}
-	s.stopR, s.stopW = int32(sp[0]), int32(sp[1])
 	cr, cw, err := tokens.NewCreditPipe(false, pipebench.MaxInFlight)
 	if err != nil {
 		return err
@@ -188,7 +191,7 @@ func (s *side) setup() error {
 // herd leaves no idle threads behind.
 func (s *side) startThreads() error {
 	for i := range s.cfg.Waiters {
-		w, err := newWaiter(s.rfds, s.stopR, s.creditW, s.exclusive, s.cfg.WaitTimeout, &s.board.slots[i])
+		w, err := newWaiter(s.rfds, s.stops[i], s.creditW, s.exclusive, s.cfg.WaitTimeout, &s.board.slots[i])
 		if err != nil {
 			return fmt.Errorf("waiter %d: %w", i, err)
 		}
@@ -219,7 +222,7 @@ func (s *side) startProcesses() error {
 	s.started = true
 	for i := range s.cfg.Waiters {
 		spec := waiterSpec{Index: i, Waiters: s.cfg.Waiters, Pipes: s.cfg.Pipes, Exclusive: s.exclusive, Timeout: s.cfg.WaitTimeout}
-		c, err := startChild(exe, spec, s.board.fd, s.stopR, s.creditW, s.rfds)
+		c, err := startChild(exe, spec, s.board.fd, s.stops[i], s.creditW, s.rfds)
 		if err != nil {
 			return err
 		}
@@ -355,15 +358,19 @@ func (s *side) report(t0 time.Time, start Counts) {
 	}
 }
 
-// stopWaiters writes the stop byte, which every waiter's epoll set reports
-// at once, and waits for them all; processes that do not stop in time are
-// killed.
+// stopWaiters makes every waiter's stop eventfd readable, which its epoll
+// set reports at once, and waits for them all; processes that do not stop
+// in time are killed.
 func (s *side) stopWaiters(limit time.Duration) error {
 	if !s.started || s.stopped {
 		return nil
 	}
-	if _, err := unix.Write(int(s.stopW), []byte{1}); err != nil {
-		return fmt.Errorf("write the stop byte: %w", err)
+	var one [8]byte
+	binary.LittleEndian.PutUint64(one[:], 1)
+	for i, fd := range s.stops {
+		if _, err := unix.Write(int(fd), one[:]); err != nil {
+			return fmt.Errorf("stop waiter %d: write its eventfd: %w", i, err)
+		}
 	}
 	if s.cfg.Mode == Threads {
 		select {
@@ -481,5 +488,6 @@ func (s *side) release() {
 	}
 	closeAll(s.rfds...)
 	closeAll(s.wfds...)
-	closeAll(s.stopR, s.stopW, s.creditR, s.creditW)
+	closeAll(s.stops...)
+	closeAll(s.creditR, s.creditW)
 }

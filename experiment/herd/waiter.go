@@ -6,62 +6,73 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/epoll"
 	"github.com/pipebench/pipebench/internal/osthread"
 	"github.com/pipebench/pipebench/internal/tokens"
+	"github.com/pipebench/pipebench/pipebench"
 )
 
 // readSize is the most one read takes, as in the main harness.
 const readSize = 1024
 
-// waiter is one member of the herd: an epoll instance of its own over every
-// pipe's read end (EPOLLEXCLUSIVE or not) and over the stop pipe (never
-// exclusive, so that one byte in it stops every waiter at once). Threads and
-// processes run the same loop.
+// waiter is one member of the herd: an epoll backend of its own
+// (epoll.LevelFactory, EPOLLEXCLUSIVE or not) over every pipe's read end
+// and over its own stop descriptor, an eventfd no other waiter watches (so
+// that EPOLLEXCLUSIVE, which the backend sets on every registration, cannot
+// keep a stop from it). Threads and processes run the same loop.
+//
+// It waits through Backend.Wait, which for the herd sleeps in
+// syscall.Syscall (Options.SyscallSleep), not in the raw call the harness's
+// reader sleeps in: a herd is hundreds of threads that sleep most of the
+// time, and the Go runtime signals a goroutine it believes is running (as
+// a raw call makes it believe) every 10 ms to preempt it: 25,000 signals a
+// second for 250 waiters, each a wake-up and a context switch that the
+// herd would count as its own. Measured with 250 waiters and EPOLLEXCLUSIVE
+// on: 1.8 wake-ups per token in raw calls, 1.0 through Syscall. Through
+// Syscall a sleeping waiter's P is taken away instead, and a woken waiter
+// takes an idle one back (there are enough: Run lends one per waiter),
+// without a signal.
 type waiter struct {
-	epfd    int
+	be      pipebench.Backend
 	rfds    []int32
-	stopTag int32 // the stop pipe's tag: len(rfds)
+	stopTag int32 // the stop descriptor's tag: len(rfds)
 	credit  int32
-	timeout int // milliseconds, > 0
-	events  []unix.EpollEvent
+	timeout time.Duration
+	ready   []int32
 	slot    *slot
 	buf     [readSize]byte
 	cbuf    [8]byte
 }
 
-// newWaiter makes the waiter's epoll set: rfds[i] under tag i, the stop
-// pipe's read end under tag len(rfds).
+// newWaiter opens the waiter's epoll backend and registers rfds[i] under
+// tag i and its stop descriptor under tag len(rfds).
 func newWaiter(rfds []int32, stop, credit int32, exclusive bool, timeout time.Duration, s *slot) (*waiter, error) {
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	maxFD := int(stop)
+	for _, fd := range rfds {
+		maxFD = max(maxFD, int(fd))
+	}
+	be, err := epoll.LevelFactory.Open(pipebench.Options{Pipes: len(rfds) + 1, MaxFD: maxFD, Exclusive: exclusive, SyscallSleep: true})
 	if err != nil {
-		return nil, fmt.Errorf("epoll_create1: %w", err)
+		return nil, err
 	}
 	w := &waiter{
-		epfd: epfd, rfds: rfds, stopTag: int32(len(rfds)), credit: credit,
-		timeout: max(int((timeout+time.Millisecond-1)/time.Millisecond), 1),
-		events:  make([]unix.EpollEvent, min(len(rfds)+1, 1024)),
-		slot:    s,
-	}
-	flags := uint32(unix.EPOLLIN)
-	if exclusive {
-		flags |= unix.EPOLLEXCLUSIVE
+		be: be, rfds: rfds, stopTag: int32(len(rfds)), credit: credit, timeout: timeout,
+		ready: make([]int32, min(len(rfds)+1, 1024)), slot: s,
 	}
 	for i, fd := range rfds {
-		ev := unix.EpollEvent{Events: flags, Fd: int32(i)}
-		if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, int(fd), &ev); err != nil {
+		if err := be.Add(int(fd), int32(i)); err != nil {
 			w.close()
-			return nil, fmt.Errorf("epoll_ctl add pipe %d (fd %d): %w", i, fd, err)
+			return nil, fmt.Errorf("register pipe %d: %w", i, err)
 		}
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: w.stopTag}
-	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, int(stop), &ev); err != nil {
+	if err := be.Add(int(stop), w.stopTag); err != nil {
 		w.close()
-		return nil, fmt.Errorf("epoll_ctl add the stop pipe (fd %d): %w", stop, err)
+		return nil, fmt.Errorf("register the stop eventfd: %w", err)
 	}
 	return w, nil
 }
 
-func (w *waiter) close() { unix.Close(w.epfd) }
+func (w *waiter) close() { w.be.Close() }
 
 // serve runs the waiter from its first wait to its stop, then stores its
 // thread's usage and marks its slot done. The caller has locked its thread.
@@ -86,7 +97,7 @@ func (w *waiter) serve(id int) error {
 // its counts once per wait. It allocates nothing and reads no clock.
 func (w *waiter) loop() error {
 	for {
-		n, err := w.wait()
+		n, err := w.be.Wait(w.ready, w.timeout)
 		if err != nil {
 			return err
 		}
@@ -97,22 +108,22 @@ func (w *waiter) loop() error {
 		}
 		var reported, events, got, wasted uint64
 		stop := false
-		for _, ev := range w.events[:n] {
-			if ev.Fd == w.stopTag {
+		for _, tag := range w.ready[:n] {
+			if tag == w.stopTag {
 				stop = true
 				continue
 			}
 			reported++
-			fd := w.rfds[ev.Fd]
+			fd := w.rfds[tag]
 			m, e := tokens.Read(fd, w.buf[:])
 			switch {
 			case e == unix.EAGAIN:
 				wasted++
 				continue
 			case e != 0:
-				return fmt.Errorf("read pipe %d (fd %d): %w", ev.Fd, fd, e)
+				return fmt.Errorf("read pipe %d (fd %d): %w", tag, fd, e)
 			case m == 0:
-				return fmt.Errorf("pipe %d reached end of file: its writer closed it", ev.Fd)
+				return &pipebench.EOFError{Pipe: int(tag)}
 			}
 			events++
 			got += uint64(m)
@@ -140,29 +151,5 @@ func (w *waiter) loop() error {
 		if stop {
 			return nil
 		}
-	}
-}
-
-// wait is epoll_wait with the waiter's timeout; EINTR is retried (with the
-// whole timeout again: a wait may then last longer, never forever).
-//
-// Unlike the harness's reader, a waiter sleeps through Syscall, which tells
-// the Go scheduler: a herd is hundreds of threads that sleep most of the
-// time, and the scheduler sends a preemption signal every 10 ms to a
-// goroutine it believes is running (as a raw call would make it believe),
-// which for 250 waiters is 25,000 signals and wake-ups a second that the
-// herd would count as its own. Through Syscall a sleeping waiter's P is
-// taken away instead, and a woken waiter takes an idle one back (there are
-// enough: Run lends one per waiter), without a signal.
-func (w *waiter) wait() (int, error) {
-	for {
-		n, err := unix.EpollWait(w.epfd, w.events, w.timeout)
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			return 0, fmt.Errorf("epoll_wait: %w", err)
-		}
-		return n, nil
 	}
 }
