@@ -61,72 +61,106 @@ func writerProcessMain(ctl int) (err error) {
 	if _, err := fdlimit.RaiseFileLimit(); err != nil {
 		return err
 	}
-	kind, body, _, err := recvMsg(ctl, -1)
+	s, err := recvSetup(ctl)
 	if err != nil {
 		return err
-	}
-	if kind != msgSetup {
-		return fmt.Errorf("expected a setup message, got %s", msgName(kind))
-	}
-	var s writerSetup
-	if err := json.Unmarshal(body, &s); err != nil {
-		return fmt.Errorf("decode setup: %w", err)
 	}
 	cfg := Config{Latency: s.Latency, Source: s.Source}
 	w := tokens.Writer{WFDs: make([]int32, s.Pipes), Route: tokens.NewRouter(s.Route, s.Seed, s.Pipes), InFlight: s.InFlight,
 		Credits: -1, Alone: true, Format: cfg.format()}
-	var stop *tokens.SharedFlag
-	defer func() { stop.Unmap() }()
 	if s.CPU >= 0 {
 		if err := osthread.Pin(s.CPU); err != nil {
 			return fmt.Errorf("writer process: %w", err)
 		}
 	}
-	got := 0
-	for got < s.Pipes || w.Credits < 0 {
-		kind, body, fds, err := recvMsg(ctl, -1)
-		if err != nil {
-			return err
-		}
-		if kind != msgFDs {
-			return fmt.Errorf("expected descriptors, got %s", msgName(kind))
-		}
-		var b fdBatch
-		if err := json.Unmarshal(body, &b); err != nil {
-			return fmt.Errorf("decode descriptor batch: %w", err)
-		}
-		if b.Credit {
-			if len(fds) != 2 {
-				return fmt.Errorf("credit batch carried %d descriptors, want the credit pipe and the stop flag", len(fds))
-			}
-			w.Credits = int32(fds[0])
-			stop, err = tokens.MapSharedFlag(fds[1])
-			unix.Close(fds[1])
-			if err != nil {
-				return err
-			}
-			w.Stop = stop.Flag
-			continue
-		}
-		if b.First != got || b.First+len(fds) > s.Pipes {
-			return fmt.Errorf("descriptor batch for pipes %d..%d out of order (have %d of %d)", b.First, b.First+len(fds), got, s.Pipes)
-		}
-		for i, fd := range fds {
-			w.WFDs[b.First+i] = int32(fd)
-		}
-		got += len(fds)
+	stop, err := recvDescriptors(ctl, s.Pipes, &w)
+	defer stop.Unmap()
+	if err != nil {
+		return err
 	}
 	if err := sendMsg(ctl, msgReady, writerReady{TID: unix.Gettid()}, nil); err != nil {
 		return err
 	}
-	kind, _, _, err = recvMsg(ctl, -1)
+	kind, _, _, err := recvMsg(ctl, -1)
 	if err != nil {
 		return err
 	}
 	if kind != msgStart {
 		return fmt.Errorf("expected start, got %s", msgName(kind))
 	}
-	// The writing thread keeps its P while it waits for credits (procs.go).
+	if err := writeAndReport(ctl, &w); err != nil {
+		return err
+	}
+	// Keep the write ends open until the reader has drained the pipes and
+	// closed the control socket: a pipe whose writer is gone reads as end
+	// of file, which the reader takes for the writer's death.
+	_, _, _, _ = recvMsg(ctl, -1)
+	return nil
+}
+
+// recvSetup reads the reader's setup message.
+func recvSetup(ctl int) (writerSetup, error) {
+	var s writerSetup
+	kind, body, _, err := recvMsg(ctl, -1)
+	if err != nil {
+		return s, err
+	}
+	if kind != msgSetup {
+		return s, fmt.Errorf("expected a setup message, got %s", msgName(kind))
+	}
+	if err := json.Unmarshal(body, &s); err != nil {
+		return s, fmt.Errorf("decode setup: %w", err)
+	}
+	return s, nil
+}
+
+// recvDescriptors receives the write ends of pipes pipes, in batches, and
+// the credit pipe's read end with the stop flag, into w. The stop flag's
+// mapping is returned, for the caller to unmap.
+func recvDescriptors(ctl, pipes int, w *tokens.Writer) (*tokens.SharedFlag, error) {
+	var stop *tokens.SharedFlag
+	got := 0
+	for got < pipes || w.Credits < 0 {
+		kind, body, fds, err := recvMsg(ctl, -1)
+		if err != nil {
+			return stop, err
+		}
+		if kind != msgFDs {
+			return stop, fmt.Errorf("expected descriptors, got %s", msgName(kind))
+		}
+		var b fdBatch
+		if err := json.Unmarshal(body, &b); err != nil {
+			return stop, fmt.Errorf("decode descriptor batch: %w", err)
+		}
+		if b.Credit {
+			if len(fds) != 2 {
+				return stop, fmt.Errorf("credit batch carried %d descriptors, want the credit pipe and the stop flag", len(fds))
+			}
+			w.Credits = int32(fds[0])
+			stop, err = tokens.MapSharedFlag(fds[1])
+			unix.Close(fds[1])
+			if err != nil {
+				return stop, err
+			}
+			w.Stop = stop.Flag
+			continue
+		}
+		if b.First != got || b.First+len(fds) > pipes {
+			return stop, fmt.Errorf("descriptor batch for pipes %d..%d out of order (have %d of %d)", b.First, b.First+len(fds), got, pipes)
+		}
+		for i, fd := range fds {
+			w.WFDs[b.First+i] = int32(fd)
+		}
+		got += len(fds)
+	}
+	return stop, nil
+}
+
+// writeAndReport runs the writer until the window closes and sends the
+// reader its report: its counts and usage.
+func writeAndReport(ctl int, w *tokens.Writer) error {
+	// The writing thread keeps its P while it waits for credits
+	// (internal/osthread).
 	_, release := osthread.LendPs(1)
 	defer release()
 	th := osthread.StartUsage(unix.RUSAGE_THREAD)
@@ -135,20 +169,14 @@ func writerProcessMain(ctl int) (err error) {
 		return err
 	}
 	rep := writerReport{WriterCounts: w.Counts}
+	var err error
 	if rep.Thread, err = th.Stop(); err != nil {
 		return err
 	}
 	if rep.Process, err = pr.Stop(); err != nil {
 		return err
 	}
-	if err := sendMsg(ctl, msgReport, rep, nil); err != nil {
-		return err
-	}
-	// Keep the write ends open until the reader has drained the pipes and
-	// closed the control socket: a pipe whose writer is gone reads as end
-	// of file, which the reader takes for the writer's death.
-	_, _, _, _ = recvMsg(ctl, -1)
-	return nil
+	return sendMsg(ctl, msgReport, rep, nil)
 }
 
 // writerProcess is the reader's handle on its writer process.

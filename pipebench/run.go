@@ -1,7 +1,6 @@
 package pipebench
 
 import (
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -152,55 +151,14 @@ func (r *run) setup() error {
 		return fmt.Errorf("open backend %s: %w", cfg.Backend.Name, err)
 	}
 	r.be = be
-	if mode == WriterProcess {
-		p, err := startWriterProcess()
-		if err != nil {
-			return err
-		}
-		r.proc = p
-		if err := p.setup(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed,
-			Latency: cfg.Latency, Source: cfg.Source, CPU: cfg.writerCPU()}); err != nil {
-			return r.procErr(err)
-		}
-	}
-	if mode == WriterThread || mode == WriterProcess {
-		// Made before the pipes, so that it gets a full-sized buffer.
-		cr, cw, err := tokens.NewCreditPipe(mode == WriterProcess && cfg.InFlight > 0, cfg.InFlight)
-		if err != nil {
-			return err
-		}
-		r.creditR, r.creditW = cr, cw
-		if r.proc != nil {
-			stop, fd, err := tokens.NewSharedFlag()
-			if err != nil {
-				return err
-			}
-			r.wstop = stop
-			err = r.proc.sendCreditFDs(int(cr), fd)
-			unix.Close(fd)
-			if err != nil {
-				return r.procErr(err)
-			}
-			unix.Close(int(cr))
-			r.creditR = -1
-		}
+	if err := r.startWriter(); err != nil {
+		return err
 	}
 	if err := r.makePipes(); err != nil {
 		return err
 	}
-	if r.proc != nil {
-		body, err := r.proc.await(msgReady, 60*time.Second, cfg.Stop)
-		if errors.Is(err, ErrInterrupted) {
-			return err
-		}
-		if err != nil {
-			return fmt.Errorf("writer process setup: %w", err)
-		}
-		var ready writerReady
-		if err := json.Unmarshal(body, &ready); err != nil {
-			return fmt.Errorf("decode writer process ready message: %w", err)
-		}
-		r.res.Setup.WriterTID = ready.TID
+	if err := r.awaitWriterProcess(); err != nil {
+		return err
 	}
 	if mode == WriterSelf && !cfg.Latency {
 		if err := r.prime(); err != nil {
@@ -216,6 +174,71 @@ func (r *run) setup() error {
 		NoWaitCall: cfg.Backend.Features.Has(NoWaitCall),
 		Driver:     r.goroutines(),
 	}
+	return nil
+}
+
+// startWriter starts what the writer mode needs before the pipes are made:
+// a writer process, told its setup, and the credit pipe, made before the
+// pipes so that it gets a full-sized buffer; a writer process gets its read
+// end, and the stop flag, and this process keeps only the write end.
+func (r *run) startWriter() error {
+	cfg := &r.cfg
+	mode := r.plan.Writer
+	if mode == WriterProcess {
+		p, err := startWriterProcess()
+		if err != nil {
+			return err
+		}
+		r.proc = p
+		if err := p.setup(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed,
+			Latency: cfg.Latency, Source: cfg.Source, CPU: cfg.writerCPU()}); err != nil {
+			return r.procErr(err)
+		}
+	}
+	if mode != WriterThread && mode != WriterProcess {
+		return nil
+	}
+	cr, cw, err := tokens.NewCreditPipe(mode == WriterProcess && cfg.InFlight > 0, cfg.InFlight)
+	if err != nil {
+		return err
+	}
+	r.creditR, r.creditW = cr, cw
+	if r.proc == nil {
+		return nil
+	}
+	stop, fd, err := tokens.NewSharedFlag()
+	if err != nil {
+		return err
+	}
+	r.wstop = stop
+	err = r.proc.sendCreditFDs(int(cr), fd)
+	unix.Close(fd)
+	if err != nil {
+		return r.procErr(err)
+	}
+	unix.Close(int(cr))
+	r.creditR = -1
+	return nil
+}
+
+// awaitWriterProcess waits until a writer process holds every write end,
+// and keeps its writing thread's id.
+func (r *run) awaitWriterProcess() error {
+	if r.proc == nil {
+		return nil
+	}
+	body, err := r.proc.await(msgReady, 60*time.Second, r.cfg.Stop)
+	if errors.Is(err, ErrInterrupted) {
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("writer process setup: %w", err)
+	}
+	var ready writerReady
+	if err := json.Unmarshal(body, &ready); err != nil {
+		return fmt.Errorf("decode writer process ready message: %w", err)
+	}
+	r.res.Setup.WriterTID = ready.TID
 	return nil
 }
 
@@ -349,194 +372,6 @@ func (r *run) procErr(err error) error {
 	return err
 }
 
-func (r *run) measure() (*Result, error) {
-	cfg := &r.cfg
-	if r.proc != nil {
-		r.res.Setup.WriterPID = r.proc.cmd.Process.Pid
-	}
-	var (
-		wg       sync.WaitGroup
-		wrep     writerReport
-		wthread  *tokens.Writer
-		readDone = make(chan struct{})
-	)
-	// The reader's thread starts first, so that no token waits for it.
-	rd := &reader{
-		be: r.be, rfds: r.rfds, wfds: r.wfds, route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes),
-		self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: &r.ctr,
-		latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd, noun: cfg.Source.noun(),
-		churn: cfg.Churn, churnRoute: tokens.NewRouter(RouteRandom, cfg.Seed^0xc4a2, cfg.Pipes),
-	}
-	rd.newHists(cfg.Pipes)
-	if cfg.Delay > 0 {
-		ts := unix.NsecToTimespec(cfg.Delay.Nanoseconds())
-		rd.delay = &ts
-	}
-	if !cfg.Backend.Features.Has(NoWaitCall) {
-		rd.ready = make([]int32, cfg.Pipes)
-		rd.edge = cfg.Backend.Features.Has(EdgeTriggered)
-	}
-	if !rd.self && cfg.InFlight > 0 {
-		rd.credit = r.creditW
-	}
-	// Reader and writer threads lock themselves, say who they are and wait
-	// for the window to open; the reader first arms the backend.
-	start := make(chan struct{})
-	readerTID, writerTID := make(chan int, 1), make(chan int, 1)
-	armed := make(chan error, 1)
-	var readerErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		defer close(readDone)
-		r.enterThread(r.readerRole(), cfg.readerCPU(), readerTID)
-		defer runtime.UnlockOSThread()
-		armed <- r.arm()
-		<-start
-		u := osthread.StartUsage(unix.RUSAGE_THREAD)
-		err := r.read(rd)
-		r.res.ReaderThread, _ = u.Stop()
-		if err != nil {
-			readerErr = err
-			r.fail(err)
-		}
-	}()
-	switch r.plan.Writer {
-	case WriterThread:
-		wthread = &tokens.Writer{
-			WFDs: r.wfds, Route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes), InFlight: cfg.InFlight,
-			Credits: r.creditR, Stop: &r.stop, Format: cfg.format(),
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.enterThread(RoleWriter, cfg.writerCPU(), writerTID)
-			defer runtime.UnlockOSThread()
-			<-start
-			u := osthread.StartUsage(unix.RUSAGE_THREAD)
-			err := wthread.Run()
-			wrep.Thread, _ = u.Stop()
-			wrep.WriterCounts = wthread.Counts
-			if err != nil {
-				r.fail(err)
-			}
-		}()
-	}
-	r.res.Setup.ReaderTID = <-readerTID
-	switch {
-	case wthread != nil:
-		r.res.Setup.WriterTID = <-writerTID
-	case r.proc == nil:
-		r.res.Setup.WriterTID = r.res.Setup.ReaderTID
-	}
-	if err := <-armed; err != nil {
-		r.fail(err)
-	}
-	r.res.Setup.Took += r.armTook
-	if cfg.OnSetup != nil {
-		cfg.OnSetup(r.res.Setup)
-	}
-	clocks := newCPUClocks(r.res.Setup.ReaderTID, r.res.Setup.WriterTID, r.res.Setup.WriterPID)
-	procUsage := osthread.StartUsage(unix.RUSAGE_SELF)
-	// Setup's registrations are not part of the measured window.
-	ctl0 := r.ctlNow()
-	cpu0 := clocks.read(CPUTimes{})
-	t0 := time.Now()
-	close(start)
-	if r.proc != nil {
-		if err := sendMsg(r.proc.ctl, msgStart, nil, nil); err != nil {
-			r.fail(r.procErr(err))
-		}
-		go func() {
-			select {
-			case <-r.proc.done:
-				cause, _ := r.proc.exitCause(0)
-				r.fail(fmt.Errorf("%s during the run", cause))
-			case <-r.halt:
-			}
-		}()
-	}
-
-	r.report(t0, ctl0, clocks, cpu0, readDone)
-	r.end()
-	// Stop the writer now, so that it writes nothing after the window.
-	var sentUnknown bool
-	if r.plan.Writer == WriterThread || r.plan.Writer == WriterProcess {
-		var sb [8]byte
-		if err := tokens.SendCredit(r.creditW, &sb, tokens.StopWord); err != nil {
-			r.fail(fmt.Errorf("tell the writer to stop: %w", err))
-		}
-	}
-	<-readDone
-	r.res.Elapsed = time.Since(t0)
-	if cfg.OnDone != nil {
-		cfg.OnDone()
-	}
-	r.res.PerCall = rd.perCall
-	r.res.Latency = rd.lat
-	final := r.ctr.snapshot()
-	final.Ctl = r.ctlNow() - ctl0
-	r.res.Totals = final
-	r.res.Tail = final.Sub(r.reported)
-
-	// Wait for the writer's count, then drain what is left in the pipes.
-	switch r.plan.Writer {
-	case WriterThread:
-		wg.Wait()
-	case WriterProcess:
-		wg.Wait()
-		if err := r.collectReport(&wrep); err != nil {
-			r.fail(err)
-			sentUnknown = true
-			// It did not report: it is dead or stuck; do not wait for it.
-			r.proc.kill()
-		}
-	default:
-		wg.Wait()
-	}
-	r.res.Process, _ = procUsage.Stop()
-	r.res.WriterThread = wrep.Thread
-	r.res.WriterProcess = wrep.Process
-	r.res.WriterWrites, r.res.WriterReads, r.res.WriterWaits = wrep.Writes, wrep.Reads, wrep.Waits
-
-	var eofErr *EOFError
-	if r.proc != nil && (errors.As(readerErr, &eofErr) || errors.Is(readerErr, unix.EPIPE)) {
-		// The writer process's death closed the pipes (end of file) or the
-		// credit pipe (EPIPE), whichever the reader met first; name it.
-		if cause, ok := r.proc.exitCause(2 * time.Second); ok {
-			r.replaceErr(fmt.Errorf("%s during the run: %w", cause, readerErr))
-		}
-	}
-	t := Tokens{Received: final.Tokens, Full: wrep.Full}
-	if r.plan.Writer == WriterSelf {
-		t.Sent = r.primed + final.Writes
-	} else {
-		t.Sent = wrep.Sent
-	}
-	var want uint64 // tokens left in flight, when known
-	if !sentUnknown && t.Sent > t.Received {
-		want = t.Sent - t.Received
-	}
-	drained, err := r.drain(want)
-	if err != nil {
-		r.fail(err)
-	}
-	t.Drained = drained
-	if sentUnknown {
-		t.SentUnknown = true
-	} else {
-		t.Lost = int64(t.Sent) - int64(t.Received) - int64(t.Drained)
-	}
-	r.res.Tokens = t
-	if err := r.failure(); err != nil {
-		return &r.res, err
-	}
-	if t.Lost != 0 {
-		return &r.res, &TokenLossError{Tokens: t}
-	}
-	return &r.res, nil
-}
-
 func (r *run) replaceErr(err error) {
 	r.mu.Lock()
 	r.err = err
@@ -559,118 +394,6 @@ func (r *run) enterThread(role string, cpu int, tid chan<- int) {
 
 // ctlNow is the backend's ctl count so far.
 func (r *run) ctlNow() uint64 { return r.be.CtlCalls() }
-
-// report prints an interval at every boundary until the duration is over,
-// Stop is closed, the run stalls or fails.
-func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes, readDone <-chan struct{}) {
-	cfg := &r.cfg
-	var prev Counts
-	prev.Ctl = ctl0
-	prevCPU := cpu0
-	last, lastEvent := t0, t0
-	timer := time.NewTimer(cfg.Interval)
-	defer timer.Stop()
-	for k := 1; ; k++ {
-		select {
-		case <-timer.C:
-		case <-cfg.Stop:
-			r.res.Interrupted = true
-			return
-		case <-r.halt:
-			return
-		case <-readDone:
-			return
-		}
-		now := time.Now()
-		snap := r.ctr.snapshot()
-		snap.Ctl = r.ctlNow()
-		cpu := clocks.read(prevCPU)
-		iv := newInterval(k, snap.Sub(prev), now.Sub(last), cpu.Sub(prevCPU))
-		iv.Late = now.Sub(t0.Add(time.Duration(k) * cfg.Interval))
-		prev, last, prevCPU = snap, now, cpu
-		r.reported = snap
-		r.reported.Ctl -= ctl0
-		r.res.Intervals = append(r.res.Intervals, iv)
-		if cfg.OnInterval != nil {
-			cfg.OnInterval(iv)
-		}
-		if iv.Events > 0 {
-			lastEvent = now
-		} else if idle := now.Sub(lastEvent); idle >= cfg.StallAfter {
-			r.fail(&StallError{For: idle.Round(time.Millisecond), Received: snap.Tokens})
-			return
-		}
-		if cfg.Duration > 0 && time.Duration(k)*cfg.Interval >= cfg.Duration {
-			return
-		}
-		timer.Reset(t0.Add(time.Duration(k+1) * cfg.Interval).Sub(time.Now()))
-	}
-}
-
-// collectReport waits for the writer process's final report.
-func (r *run) collectReport(rep *writerReport) error {
-	// Not watching Stop: an interrupted run still wants the writer's count.
-	body, err := r.proc.await(msgReport, 5*time.Second, nil)
-	if err != nil {
-		return fmt.Errorf("writer process did not report: %w", err)
-	}
-	if err := json.Unmarshal(body, rep); err != nil {
-		return fmt.Errorf("decode writer report: %w", err)
-	}
-	return nil
-}
-
-// tcpSettle is how long the drain waits for tokens still on their way
-// through the loopback device (-fd tcp) before it counts them lost.
-const tcpSettle = 2 * time.Second
-
-// drain reads every channel dry and counts the tokens left in flight. want
-// is how many should be left (0 when unknown). A byte written to a pipe, a
-// unix socket or an eventfd is there to read once the write returns; one
-// written to a TCP connection may still be in the sender's queue or in
-// the loopback device's backlog, so with -fd tcp the drain reads again
-// until want tokens are out or tcpSettle has passed.
-func (r *run) drain(want uint64) (uint64, error) {
-	buf := make([]byte, 64<<10)
-	size := uint64(r.cfg.format().Size())
-	bytes := make([]uint64, len(r.rfds)) // per channel, across passes
-	var counted uint64                   // eventfd counters read
-	deadline := time.Now().Add(tcpSettle)
-	for {
-		for i, fd := range r.rfds {
-			for {
-				n, e := tokens.Read(fd, buf)
-				if e == unix.EAGAIN || (e == 0 && n == 0) {
-					break
-				}
-				if e != 0 {
-					return counted, fmt.Errorf("drain %s %d (fd %d): %w", r.cfg.Source, i, fd, e)
-				}
-				if r.cfg.Source == SourceEventfd {
-					counted += binary.LittleEndian.Uint64(buf[:8])
-					continue
-				}
-				bytes[i] += uint64(n)
-			}
-		}
-		total := counted
-		for _, b := range bytes {
-			total += b / size
-		}
-		if r.cfg.Source != SourceTCP || total >= want || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(time.Millisecond)
-	}
-	total := counted
-	for i, b := range bytes {
-		if b%size != 0 {
-			return total, fmt.Errorf("drain %s %d: %d bytes left, not a whole number of %d-byte tokens", r.cfg.Source, i, b, size)
-		}
-		total += b / size
-	}
-	return total, nil
-}
 
 // release closes everything the run opened; it is safe on a half-made run.
 func (r *run) release() {

@@ -77,77 +77,103 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	if code := parseSub(fs, args, sweepHelp, stdout, stderr); code >= 0 {
 		return code
 	}
-	bad := func(format string, a ...any) int { return usageError(stderr, fmt.Errorf("sweep: "+format, a...)) }
-	if rf.duration == 0 {
-		return bad("-d 0 runs until interrupted: a sweep needs a duration per point, such as -d 3s")
-	}
-	ratios := report.DefaultRatios(sf.backends)
-	if sf.ratios != "" {
-		rs, err := report.ParseRatios(sf.ratios, sf.backends)
-		if err != nil {
-			return bad("-ratios: %v", err)
-		}
-		ratios = rs
-	}
-	var ref *sweep.Ref
-	if sf.ref != "" {
-		if sf.plot == "" {
-			return bad("-ref %s is drawn on the plot: give -plot FILE.svg or FILE.png too", sf.ref)
-		}
-		r, err := sweep.ReadRef(sf.ref)
-		if err != nil {
-			return bad("-ref: %v", err)
-		}
-		ref = r
-	}
-	cleanup, err := checkPlotFile(sf.plot)
+	p, err := sf.plan(fs, &rf)
 	if err != nil {
-		return bad("-plot: %v", err)
+		return usageError(stderr, fmt.Errorf("sweep: %w", err))
 	}
-	grid := sweep.Grid{Backends: sf.backends, Pipes: sf.pipes, InFlight: sf.inFlight}
-	set := map[string]bool{"b": true}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	var jobs []sweep.Job
-	for _, k := range grid.Keys() {
-		rf.backend, rf.pipes, rf.inFlight = k.Backend, k.Pipes, k.InFlight
-		cfg, err := rf.config(set)
-		if err != nil {
-			cleanup()
-			return bad("%s: %v", k, err)
-		}
-		jobs = append(jobs, sweep.Job{Key: k, Config: cfg})
-	}
-
-	report.WriteSweepStart(stderr, len(jobs), rf.duration)
-	progress := report.NewSweepProgress(stderr, report.IsTerminal(stderr), len(jobs), rf.duration+200*time.Millisecond)
+	report.WriteSweepStart(stderr, len(p.jobs), rf.duration)
+	progress := report.NewSweepProgress(stderr, report.IsTerminal(stderr), len(p.jobs), rf.duration+200*time.Millisecond)
 	opt := sweep.Options{Warmup: rf.warmup, Stop: stop, OnEvent: progress.Event, Run: runPoint,
 		Reason: func(err error) string { return rf.err(err).Error() }}
-	res, runErr := sweep.Run(grid, jobs, opt)
+	res, runErr := sweep.Run(p.grid, p.jobs, opt)
 	progress.Close()
 	report.WriteSweepCounts(stderr, res)
 
 	code := exitOK
-	if err := report.WriteDoc(stdout, sf.format, report.NewSweepDoc(res, ratios)); err != nil {
+	if err := report.WriteDoc(stdout, sf.format, report.NewSweepDoc(res, p.ratios)); err != nil {
 		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", err)
 		code = exitFailed
 	}
-	if sf.plot != "" {
-		if len(res.Points) == 0 {
-			cleanup()
-			fmt.Fprintf(stderr, "sweep: no point measured, no plot drawn\n")
-		} else if err := plot.Save(sf.plot, plot.FromSweep(res, ref)); err != nil {
-			fmt.Fprintf(stderr, "pipebench: sweep: %v\n", err)
-			code = exitFailed
-		} else {
-			fmt.Fprintf(stderr, "sweep: plot written to %s\n", sf.plot)
-		}
+	if sf.plot != "" && !drawSweep(sf.plot, res, p, stderr) {
+		code = exitFailed
 	}
-	report.WriteSweepInterrupted(stderr, res, len(jobs))
+	report.WriteSweepInterrupted(stderr, res, len(p.jobs))
 	if runErr != nil {
 		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", rf.err(runErr))
 		return exitFailed
 	}
 	return code
+}
+
+// sweepPlan is a sweep checked and ready to run: its points, their run
+// configurations, the ratio columns, the reference table to plot beside
+// it, and how to remove a plot file that the checks made.
+type sweepPlan struct {
+	grid    sweep.Grid
+	jobs    []sweep.Job
+	ratios  []report.Ratio
+	ref     *sweep.Ref
+	cleanup func()
+}
+
+// plan checks the sweep's flags and makes the configuration of every point
+// from rf, before any run: an error names the flag.
+func (sf *sweepFlags) plan(fs *flag.FlagSet, rf *runFlags) (*sweepPlan, error) {
+	if rf.duration == 0 {
+		return nil, fmt.Errorf("-d 0 runs until interrupted: a sweep needs a duration per point, such as -d 3s")
+	}
+	p := &sweepPlan{ratios: report.DefaultRatios(sf.backends)}
+	if sf.ratios != "" {
+		rs, err := report.ParseRatios(sf.ratios, sf.backends)
+		if err != nil {
+			return nil, fmt.Errorf("-ratios: %w", err)
+		}
+		p.ratios = rs
+	}
+	if sf.ref != "" {
+		if sf.plot == "" {
+			return nil, fmt.Errorf("-ref %s is drawn on the plot: give -plot FILE.svg or FILE.png too", sf.ref)
+		}
+		r, err := sweep.ReadRef(sf.ref)
+		if err != nil {
+			return nil, fmt.Errorf("-ref: %w", err)
+		}
+		p.ref = r
+	}
+	cleanup, err := checkPlotFile(sf.plot)
+	if err != nil {
+		return nil, fmt.Errorf("-plot: %w", err)
+	}
+	p.cleanup = cleanup
+	p.grid = sweep.Grid{Backends: sf.backends, Pipes: sf.pipes, InFlight: sf.inFlight}
+	set := map[string]bool{"b": true}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, k := range p.grid.Keys() {
+		rf.backend, rf.pipes, rf.inFlight = k.Backend, k.Pipes, k.InFlight
+		cfg, err := rf.config(set)
+		if err != nil {
+			cleanup()
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		p.jobs = append(p.jobs, sweep.Job{Key: k, Config: cfg})
+	}
+	return p, nil
+}
+
+// drawSweep draws res to path, with the plan's reference table, and says
+// on stderr what it did; false when it failed.
+func drawSweep(path string, res *sweep.Result, p *sweepPlan, stderr io.Writer) bool {
+	if len(res.Points) == 0 {
+		p.cleanup()
+		fmt.Fprintf(stderr, "sweep: no point measured, no plot drawn\n")
+		return true
+	}
+	if err := plot.Save(path, plot.FromSweep(res, p.ref)); err != nil {
+		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", err)
+		return false
+	}
+	fmt.Fprintf(stderr, "sweep: plot written to %s\n", path)
+	return true
 }
 
 // checkPlotFile makes sure that the plot can be written, before a sweep of

@@ -66,28 +66,50 @@ func ParseRef(r io.Reader, label string) (*Ref, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref := &Ref{Label: label}
+	ref := &Ref{Label: refLabel(b, label)}
+	cr := csv.NewReader(bytes.NewReader(b))
+	cr.Comment = '#'
+	cr.TrimLeadingSpace = true
+	if err := ref.readHeader(cr); err != nil {
+		return nil, err
+	}
+	if err := ref.readRows(cr); err != nil {
+		return nil, err
+	}
+	for _, s := range ref.Series {
+		if len(s.Y) == 0 {
+			return nil, fmt.Errorf("column %q has no value", s.Name)
+		}
+	}
+	return ref, nil
+}
+
+// refLabel is the table's "# label:" comment, or label.
+func refLabel(b []byte, label string) string {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		if l, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "#"); ok {
 			if v, ok := strings.CutPrefix(strings.TrimSpace(l), "label:"); ok {
-				ref.Label = strings.TrimSpace(v)
+				label = strings.TrimSpace(v)
 			}
 		}
 	}
-	cr := csv.NewReader(bytes.NewReader(b))
-	cr.Comment = '#'
-	cr.TrimLeadingSpace = true
+	return label
+}
+
+// readHeader reads the header: the x column's name, then a series per
+// column.
+func (ref *Ref) readHeader(cr *csv.Reader) error {
 	header, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("no header: want a line such as pipes,epoll,poll")
+		return fmt.Errorf("no header: want a line such as pipes,epoll,poll")
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if len(header) < 2 {
 		line, _ := cr.FieldPos(0)
-		return nil, fmt.Errorf("line %d: the header has %d column(s): want x and at least one series, such as pipes,epoll,poll", line, len(header))
+		return fmt.Errorf("line %d: the header has %d column(s): want x and at least one series, such as pipes,epoll,poll", line, len(header))
 	}
 	ref.XName = strings.TrimSpace(header[0])
 	for i, h := range header {
@@ -95,14 +117,20 @@ func ParseRef(r io.Reader, label string) (*Ref, error) {
 		line, _ := cr.FieldPos(i)
 		switch {
 		case h == "":
-			return nil, fmt.Errorf("line %d: column %d has no name", line, i+1)
+			return fmt.Errorf("line %d: column %d has no name", line, i+1)
 		case slices.Contains(header[:i], h):
-			return nil, fmt.Errorf("line %d: column %q appears twice", line, h)
+			return fmt.Errorf("line %d: column %q appears twice", line, h)
 		}
 		if i > 0 {
 			ref.Series = append(ref.Series, RefSeries{Name: h})
 		}
 	}
+	return nil
+}
+
+// readRows reads the rows, x in increasing order, each series' cell a
+// positive number or empty.
+func (ref *Ref) readRows(cr *csv.Reader) error {
 	prev := math.Inf(-1)
 	rows := 0
 	for {
@@ -111,16 +139,16 @@ func ParseRef(r io.Reader, label string) (*Ref, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rows++
 		line, _ := cr.FieldPos(0)
 		x, err := strconv.ParseFloat(strings.TrimSpace(rec[0]), 64)
 		if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
-			return nil, fmt.Errorf("line %d: %s %q: want a number >= 0", line, ref.XName, rec[0])
+			return fmt.Errorf("line %d: %s %q: want a number >= 0", line, ref.XName, rec[0])
 		}
 		if x <= prev {
-			return nil, fmt.Errorf("line %d: %s %v after %v: want %s in increasing order", line, ref.XName, x, prev, ref.XName)
+			return fmt.Errorf("line %d: %s %v after %v: want %s in increasing order", line, ref.XName, x, prev, ref.XName)
 		}
 		prev = x
 		for i, cell := range rec[1:] {
@@ -130,19 +158,14 @@ func ParseRef(r io.Reader, label string) (*Ref, error) {
 			}
 			y, err := strconv.ParseFloat(cell, 64)
 			if err != nil || math.IsNaN(y) || math.IsInf(y, 0) || y <= 0 {
-				return nil, fmt.Errorf("line %d: column %q: %q is not a positive number", line, ref.Series[i].Name, cell)
+				return fmt.Errorf("line %d: column %q: %q is not a positive number", line, ref.Series[i].Name, cell)
 			}
 			s := &ref.Series[i]
 			s.X, s.Y = append(s.X, x), append(s.Y, y)
 		}
 	}
 	if rows == 0 {
-		return nil, fmt.Errorf("no rows after the header")
+		return fmt.Errorf("no rows after the header")
 	}
-	for _, s := range ref.Series {
-		if len(s.Y) == 0 {
-			return nil, fmt.Errorf("column %q has no value", s.Name)
-		}
-	}
-	return ref, nil
+	return nil
 }

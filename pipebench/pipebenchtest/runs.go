@@ -95,6 +95,18 @@ func checkRun(t *testing.T, f *pipebench.Factory, c runCase) {
 	if err != nil {
 		t.Fatalf("%s: %v", f.Name, err)
 	}
+	checkRunResult(t, f, c, res)
+	checkWriterCounts(t, res)
+	if after, err := fdlimit.OpenFDs(); err != nil || after != before {
+		t.Errorf("%d descriptors open before the run, %d after (%v)", before, after, err)
+	}
+}
+
+// checkRunResult checks what a run of case c on f must satisfy: its tokens,
+// its intervals, its readiness calls or their absence, its credit words,
+// its samples.
+func checkRunResult(t *testing.T, f *pipebench.Factory, c runCase, res *pipebench.Result) {
+	t.Helper()
 	tk, tot := res.Tokens, res.Totals
 	if tk.Lost != 0 || tk.Sent != tk.Received+tk.Drained {
 		t.Fatalf("tokens do not add up: %+v", tk)
@@ -135,15 +147,11 @@ func checkRun(t *testing.T, f *pipebench.Factory, c runCase) {
 	if noWait && tot.WaitSyscalls != 0 {
 		t.Errorf("%d wait system calls by a backend that declares none", tot.WaitSyscalls)
 	}
-	checkWriterCounts(t, res)
 	if c.Latency && res.Latency.Count() != tk.Received {
 		t.Errorf("latency mode recorded %d samples for %d tokens", res.Latency.Count(), tk.Received)
 	}
 	if res.Process.CPU() <= 0 {
 		t.Errorf("the reading process used no CPU: %+v", res.Process)
-	}
-	if after, err := fdlimit.OpenFDs(); err != nil || after != before {
-		t.Errorf("%d descriptors open before the run, %d after (%v)", before, after, err)
 	}
 }
 

@@ -75,10 +75,17 @@ func Check(res *pipebench.Result, s summary.Summary, warmup int) error {
 }
 
 func check(c *checker, res *pipebench.Result, s summary.Summary, warmup int) {
-	t := res.Totals
+	checkPerCall(c, res, s)
+	checkTotals(c, res)
+	checkPerEvent(c, res, s)
+	checkRates(c, res, s, warmup)
+	checkLatency(c, res, s)
+}
 
-	// The ready-per-call histogram: a value per readiness call, a zero per
-	// empty call, each once.
+// checkPerCall: the ready-per-call histogram holds a value per readiness
+// call and a zero per empty call, each once; its figures are in order.
+func checkPerCall(c *checker, res *pipebench.Result, s summary.Summary) {
+	t := res.Totals
 	c.eqU("ready/call histogram count (summary)", s.PerCall.Calls, t.Calls)
 	c.eqU("ready/call empty calls (summary)", s.PerCall.Empty, t.EmptyCalls)
 	if h := &res.PerCall; h.Highest() > 0 { // carried (not from JSON)
@@ -97,8 +104,12 @@ func check(c *checker, res *pipebench.Result, s summary.Summary, warmup int) {
 	if t.Calls > 0 && !(pc.Mean >= 0 && pc.Mean <= float64(pc.Max)) {
 		c.errorf("ready/call mean %v outside 0..max %d", pc.Mean, pc.Max)
 	}
+}
 
-	// The intervals, numbered 1..n, and the tail add up to the totals.
+// checkTotals: the intervals, numbered 1..n, and the tail add up to the
+// totals, and every token sent was received or drained.
+func checkTotals(c *checker, res *pipebench.Result) {
+	t := res.Totals
 	sum := res.Tail
 	for i, iv := range res.Intervals {
 		if iv.Index != i+1 {
@@ -111,7 +122,6 @@ func check(c *checker, res *pipebench.Result, s summary.Summary, warmup int) {
 		c.errorf("intervals and tail add up to %+v, totals are %+v", sum, t)
 	}
 
-	// Every token sent was received or drained.
 	tk := res.Tokens
 	c.eqU("tokens received", tk.Received, t.Tokens)
 	if !tk.SentUnknown {
@@ -123,8 +133,11 @@ func check(c *checker, res *pipebench.Result, s summary.Summary, warmup int) {
 			c.errorf("tokens received %d + drained %d != sent %d", tk.Received, tk.Drained, tk.Sent)
 		}
 	}
+}
 
-	// Per-event ratios, from the totals.
+// checkPerEvent: the per-event ratios come from the totals.
+func checkPerEvent(c *checker, res *pipebench.Result, s summary.Summary) {
+	t := res.Totals
 	c.eqF("calls per event", s.CallsPerEvent, ratio(t.Calls, t.Events))
 	c.eqF("wait syscalls per event", s.WaitSyscallsPerEvent, ratio(t.WaitSyscalls, t.Events))
 	c.eqF("reads per event", s.ReadsPerEvent, ratio(t.Reads+res.WriterReads, t.Events))
@@ -134,8 +147,11 @@ func check(c *checker, res *pipebench.Result, s summary.Summary, warmup int) {
 	if s.Applies {
 		c.eqF("samples per call", s.SamplesPerCall, ratio(t.Events, t.Calls-t.EmptyCalls))
 	}
+}
 
-	// evts/sec and tokens/sec over the intervals after warm-up, always.
+// checkRates: evts/sec and tokens/sec are over the intervals after
+// warm-up, always.
+func checkRates(c *checker, res *pipebench.Result, s summary.Summary, warmup int) {
 	if s.Warmup != warmup {
 		c.errorf("summary made with %d warm-up intervals, want %d", s.Warmup, warmup)
 	}
@@ -158,8 +174,12 @@ func check(c *checker, res *pipebench.Result, s summary.Summary, warmup int) {
 	c.eqF("evts/sec CI low", got.CILow, want.CILow)
 	c.eqF("evts/sec CI high", got.CIHigh, want.CIHigh)
 	c.eqF("tokens/sec", s.TokensPerSec, stats.Rate(toks, secs))
+}
 
-	// Latency: one value per token received.
+// checkLatency: one latency value per token received, the quantiles in
+// order.
+func checkLatency(c *checker, res *pipebench.Result, s summary.Summary) {
+	tk := res.Tokens
 	if h := &res.Latency; h.Count() > 0 {
 		c.eqU("latency histogram count", h.Count(), tk.Received)
 	}
