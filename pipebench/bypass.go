@@ -106,11 +106,7 @@ func (b *bypass) Drive(d *Drive) error {
 	for k := range at {
 		at[k] = int32(prime.Pick())
 	}
-	size := LatencyTokenSize
-	if !d.latency {
-		size = 1
-	}
-	return b.move(d, w, at, size)
+	return b.move(d, w, at, d.format.Size())
 }
 
 // move is the bypass's hot loop: a read and a write per token, its counts
@@ -131,12 +127,7 @@ func (b *bypass) move(d *Drive, w *Worker, at []int32, size int) error {
 			if m == 0 {
 				return &EOFError{Pipe: int(i)}
 			}
-			tok := tokens.ByteToken()
-			if d.latency {
-				now := tokens.Nanotime()
-				recordStamps(w.lat, now, buf[:m])
-				tok = tokens.PutStamp(&w.tokBuf, now)
-			}
+			_, tok := w.decode(buf[:m])
 			j := int32(w.route.After(int(i)))
 			if m, e := tokens.Write(d.wfds[j], tok); e != 0 || m != len(tok) {
 				return fmt.Errorf("bypass: write pipe %d (fd %d): %w", j, d.wfds[j], tokens.WriteErr(m, len(tok), e))

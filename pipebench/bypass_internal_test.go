@@ -40,12 +40,12 @@ func TestBypassMoveAllocatesNothing(t *testing.T) {
 				}
 			}
 			stop := new(atomic.Bool)
-			d := &Drive{pipes: pipes, inFlight: inFlight, self: true, wfds: wfds, credit: -1, latency: latency, ctr: &counters{}, stop: stop}
-			w := d.Workers(1)[0]
-			format, size := tokens.Byte, 1
+			format := tokens.Byte
 			if latency {
-				format, size = tokens.Stamp, LatencyTokenSize
+				format = tokens.Stamp
 			}
+			d := &Drive{pipes: pipes, inFlight: inFlight, self: true, wfds: wfds, credit: -1, format: format, noun: "pipe", ctr: &counters{}, stop: stop}
+			w := d.Workers(1)[0]
 			at := make([]int32, inFlight)
 			var buf [8]byte
 			for k := range at {
@@ -71,7 +71,7 @@ func TestBypassMoveAllocatesNothing(t *testing.T) {
 			allocs := testing.AllocsPerRun(5, func() {
 				target.Add(moves)
 				stop.Store(false)
-				if err := b.move(d, w, at, size); err != nil {
+				if err := b.move(d, w, at, format.Size()); err != nil {
 					t.Fatal(err)
 				}
 			})

@@ -1,8 +1,6 @@
 package pipebench
 
 import (
-	"encoding/binary"
-	"fmt"
 	"sync/atomic"
 
 	"github.com/pipebench/pipebench/internal/tokens"
@@ -47,8 +45,8 @@ type Drive struct {
 	credit   int32   // write end of the credit pipe, or -1 (self mode, unbounded writer)
 	route    Route
 	seed     uint64
-	latency  bool // tokens are 8-byte write times (stamp.go)
-	eventfd  bool // a read returns the counter: the number of tokens
+	format   tokens.Format // what a token is
+	noun     string        // names a channel in errors
 	ctr      *counters
 	// stop is set when the run ends, with Done: a driver that reads on the
 	// reader thread (the bypass) loads it rather than look at a channel.
@@ -61,16 +59,19 @@ type Drive struct {
 func (r *run) drive(drv Driver, rd *reader) error {
 	d := &Drive{
 		Done: r.halt, pipes: r.cfg.Pipes, inFlight: r.cfg.InFlight, self: rd.self, wfds: rd.wfds, credit: rd.credit,
-		route: r.cfg.Route, seed: r.cfg.Seed, latency: rd.latency, eventfd: rd.eventfd, ctr: rd.ctr, stop: rd.stop,
+		route: r.cfg.Route, seed: r.cfg.Seed, format: rd.format, noun: rd.noun, ctr: rd.ctr, stop: rd.stop,
 	}
 	err := drv.Drive(d)
-	if ws := r.ctr.workers.Load(); ws != nil && d.latency {
+	if ws := r.ctr.workers.Load(); ws != nil && d.latency() {
 		for _, w := range *ws {
-			rd.lat.Merge(w.lat)
+			rd.lat.Merge(&w.lat)
 		}
 	}
 	return err
 }
+
+// latency says whether tokens are stamps (latency mode).
+func (d *Drive) latency() bool { return d.format == tokens.Stamp }
 
 // checkDriver refuses the settings that act on a readiness call when the
 // backend makes none (NoWaitCall), and on the reader thread when it reads
@@ -98,18 +99,19 @@ func (d *Drive) Workers(n int) []*Worker {
 	ws := make([]*Worker, n)
 	var lats []stats.Hist
 	switch {
-	case d.latency && n == 1:
+	case d.latency() && n == 1:
 		// One worker (the bypass, on the reader thread): a full histogram,
 		// as the reader's, which never allocates as it records.
 		lats = []stats.Hist{stats.NewHist(latencyRange)}
-	case d.latency:
+	case d.latency():
 		// Sparse: one goroutine per pipe, thousands of them.
 		lats = stats.NewSparseHists(n, latencyRange, workerReserve)
 	}
 	for k := range ws {
-		ws[k] = &Worker{d: d, route: tokens.NewRouter(d.route, d.seed+uint64(k)*0x9e3779b97f4a7c15, d.pipes)}
-		if d.latency {
-			ws[k].lat = &lats[k]
+		ws[k] = &Worker{d: d, forwarder: forwarder{format: d.format, wfds: d.wfds, noun: d.noun,
+			route: tokens.NewRouter(d.route, d.seed+uint64(k)*0x9e3779b97f4a7c15, d.pipes)}}
+		if d.latency() {
+			ws[k].lat = lats[k] // handed over: lats is not used again
 		}
 	}
 	d.ctr.workers.Store(&ws)
@@ -124,10 +126,9 @@ type Worker struct {
 	_                                       [64]byte
 	events, tokens, reads, writes, spurious atomic.Uint64
 	d                                       *Drive
-	route                                   tokens.Router
-	lat                                     *stats.Hist // latency mode
-	cbuf, tokBuf                            [8]byte
-	_                                       [64]byte
+	forwarder
+	cbuf [8]byte
+	_    [64]byte
 }
 
 // Got counts one read(2) of pipe that returned b (not empty): an event,
@@ -143,37 +144,14 @@ type Worker struct {
 // run's token accounting needs them.
 func (w *Worker) Got(pipe int, b []byte) error {
 	d := w.d
-	n := len(b)
-	tok := tokens.ByteToken()
-	switch {
-	case d.eventfd:
-		n = int(binary.LittleEndian.Uint64(b))
-		tok = tokens.IncrementToken()
-	case d.latency:
-		n = len(b) / LatencyTokenSize
-		now := tokens.Nanotime()
-		recordStamps(w.lat, now, b)
-		tok = tokens.PutStamp(&w.tokBuf, now)
-	}
+	n, tok := w.decode(b)
 	w.reads.Add(1)
 	w.events.Add(1)
 	w.tokens.Add(uint64(n))
 	var writes uint64
 	var err error
 	if d.self {
-		// As the reader does: the next route spreads a read's tokens over
-		// pipe+1, pipe+2, ...
-		j := w.route.After(pipe)
-		for t := range n {
-			if t > 0 {
-				j = w.route.Pick()
-			}
-			if m, e := tokens.Write(d.wfds[j], tok); e != 0 || m != len(tok) {
-				err = fmt.Errorf("forward token from pipe %d to pipe %d (fd %d): %w", pipe, j, d.wfds[j], tokens.WriteErr(m, len(tok), e))
-				break
-			}
-			writes++
-		}
+		writes, err = w.forward(pipe, n, tok)
 	} else if d.credit >= 0 {
 		if err = tokens.SendCredit(d.credit, &w.cbuf, uint64(n)); err == nil {
 			writes = 1

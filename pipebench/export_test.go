@@ -38,8 +38,8 @@ func (c *countingWait) Wait(ready []int32, timeout time.Duration) (int, error) {
 func NewLoopHarness(be Backend, rfds, wfds []int32, edge bool) *LoopHarness {
 	h := &LoopHarness{}
 	h.cw = &countingWait{Backend: be, stop: &h.stop}
-	h.rd = reader{be: h.cw, rfds: rfds, wfds: wfds, ready: make([]int32, len(rfds)), route: tokens.NewRouter(RouteRandom, 1, len(rfds)),
-		self: true, edge: edge, credit: -1, timeout: -1, stop: &h.stop, ctr: &h.ctr}
+	h.rd = reader{forwarder: forwarder{wfds: wfds, route: tokens.NewRouter(RouteRandom, 1, len(rfds)), noun: "pipe"},
+		be: h.cw, rfds: rfds, ready: make([]int32, len(rfds)), self: true, edge: edge, credit: -1, timeout: -1, stop: &h.stop, ctr: &h.ctr}
 	h.rd.newHists(len(rfds))
 	return h
 }

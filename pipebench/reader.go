@@ -1,7 +1,6 @@
 package pipebench
 
 import (
-	"encoding/binary"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -20,11 +19,10 @@ const readSize = 1024
 // reader is the hot loop: wait, read every ready pipe, forward or credit the
 // tokens, count. It allocates nothing and reads no clock.
 type reader struct {
+	forwarder
 	be      Backend
 	rfds    []int32
-	wfds    []int32 // self mode: where forwarded tokens go
 	ready   []int32
-	route   tokens.Router
 	self    bool
 	edge    bool  // read until a short read
 	credit  int32 // write end of the credit pipe, or -1
@@ -34,21 +32,12 @@ type reader struct {
 	// perCall gets the ready count of every readiness call, once (0 for
 	// an empty call); its range is 0..pipes (see newHists).
 	perCall stats.Hist
-	// latency mode: tokens are 8-byte write times (see stamp.go) and lat
-	// gets each token's write-to-read time in nanoseconds.
-	latency bool
-	lat     stats.Hist
-	tokBuf  [8]byte
-	// eventfd: a read returns the counter, the number of tokens.
-	eventfd bool
 	// delay, if set, is slept before every readiness call; rem holds what
 	// is left of it after a signal.
 	delay *unix.Timespec
 	rem   unix.Timespec
 	// syscalls is the backend's WaitSyscalls at the last publication.
 	syscalls uint64
-	// noun names a channel in errors: pipe, socket, eventfd.
-	noun string
 	// churn descriptors are removed and re-added after every call.
 	churn      int
 	churnRoute tokens.Router
@@ -61,7 +50,7 @@ type reader struct {
 // in latency mode write-to-read times, 0..latencyRange.
 func (r *reader) newHists(pipes int) {
 	r.perCall = stats.NewHist(uint64(pipes))
-	if r.latency {
+	if r.format == tokens.Stamp {
 		r.lat = stats.NewHist(latencyRange)
 	}
 }
@@ -133,17 +122,8 @@ func (r *reader) handle(n int, b *batch) error {
 				return &EOFError{Pipe: int(tag), Noun: r.noun}
 			}
 			b.events++
-			got := m
-			tok = tokens.ByteToken()
-			if r.eventfd {
-				got = int(binary.LittleEndian.Uint64(r.buf[:8]))
-				tok = tokens.IncrementToken()
-			} else if r.latency {
-				got = m / 8
-				now := tokens.Nanotime()
-				r.recordLatency(now, r.buf[:m])
-				tok = tokens.PutStamp(&r.tokBuf, now)
-			}
+			var got int
+			got, tok = r.decode(r.buf[:m])
 			b.tokens += uint64(got)
 			k += got
 			if !r.edge || m < readSize || r.stop.Load() {
@@ -151,17 +131,10 @@ func (r *reader) handle(n int, b *batch) error {
 			}
 		}
 		if r.self && k > 0 {
-			// The next route spreads a read's tokens over i+1, i+2, ...,
-			// so that tokens that arrived together do not travel as one.
-			j := r.route.After(int(tag))
-			for t := range k {
-				if t > 0 {
-					j = r.route.Pick()
-				}
-				if m, e := tokens.Write(r.wfds[j], tok); e != 0 || m != len(tok) {
-					return fmt.Errorf("forward token to %s %d (fd %d): %w", r.noun, j, r.wfds[j], tokens.WriteErr(m, len(tok), e))
-				}
-				b.writes++
+			writes, err := r.forward(int(tag), k, tok)
+			b.writes += writes
+			if err != nil {
+				return err
 			}
 		}
 	}

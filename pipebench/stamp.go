@@ -24,12 +24,9 @@ const latencyRange = uint64(time.Hour)
 // (1 KiB each); past it, it allocates each time their number doubles.
 const workerReserve = 128
 
-// recordLatency records now minus the stamp of every token in b.
-func (r *reader) recordLatency(now int64, b []byte) { recordStamps(&r.lat, now, b) }
-
-// recordStamps records into h now minus the stamp of every token in b; a
-// Driver's workers use it too. A stamp at or after now (which one clock
-// should never give) is recorded as 0 ns: the summary warns of zeros.
+// recordStamps records into h now minus the stamp of every token in b. A
+// stamp at or after now (which one clock should never give) is recorded as
+// 0 ns: the summary warns of zeros.
 func recordStamps(h *stats.Hist, now int64, b []byte) {
 	for len(b) >= 8 {
 		d := now - int64(binary.LittleEndian.Uint64(b))

@@ -39,9 +39,8 @@ func (r *run) measure() (*Result, error) {
 func (r *run) newReader() *reader {
 	cfg := &r.cfg
 	rd := &reader{
-		be: r.be, rfds: r.rfds, wfds: r.wfds, route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes),
-		self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: &r.ctr,
-		latency: cfg.Latency, eventfd: cfg.Source == SourceEventfd, noun: cfg.Source.noun(),
+		forwarder: forwarder{format: cfg.format(), route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes), wfds: r.wfds, noun: cfg.Source.noun()},
+		be:        r.be, rfds: r.rfds, self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: &r.ctr,
 		churn: cfg.Churn, churnRoute: tokens.NewRouter(RouteRandom, cfg.Seed^0xc4a2, cfg.Pipes),
 	}
 	rd.newHists(cfg.Pipes)
