@@ -53,25 +53,10 @@ func TestRunStopTheWorld(t *testing.T) {
 		cfg := baseConfig()
 		cfg.Backend, cfg.Writer, cfg.InFlight = &epoll.Factories[0], pipebench.WriterThread, inFlight
 		cfg.Duration, cfg.Interval = time.Second, 100*time.Millisecond
-		quit := make(chan struct{})
-		var wg sync.WaitGroup
-		cfg.OnSetup = func(pipebench.Setup) {
-			wg.Go(func() {
-				for {
-					select {
-					case <-quit:
-						return
-					default:
-					}
-					runtime.GC()
-					time.Sleep(5 * time.Millisecond)
-				}
-			})
-		}
+		stopGC := collectEvery(&cfg, 5*time.Millisecond)
 		gc0 := gcCycles()
 		res, err := pipebench.Run(cfg)
-		close(quit)
-		wg.Wait()
+		stopGC()
 		if err != nil {
 			t.Fatalf("-l %d: %v", inFlight, err)
 		}
@@ -79,6 +64,32 @@ func TestRunStopTheWorld(t *testing.T) {
 		if n := gcCycles() - gc0; n < 10 {
 			t.Errorf("-l %d: %d garbage collections in a 1 s run that forced one every 5 ms", inFlight, n)
 		}
+	}
+}
+
+// collectEvery makes cfg's run start, once its setup is done, a goroutine
+// that forces a garbage collection (two stops of the world) every period;
+// the function it returns ends that goroutine and waits for it.
+func collectEvery(cfg *pipebench.Config, period time.Duration) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	cfg.OnSetup = func(pipebench.Setup) {
+		wg.Go(func() {
+			t := time.NewTicker(period)
+			defer t.Stop()
+			for {
+				select {
+				case <-quit:
+					return
+				case <-t.C:
+					runtime.GC()
+				}
+			}
+		})
+	}
+	return func() {
+		close(quit)
+		wg.Wait()
 	}
 }
 
@@ -99,26 +110,13 @@ func BenchmarkStopTheWorld(b *testing.B) {
 		cfg := baseConfig()
 		cfg.Backend, cfg.Writer, cfg.InFlight = &epoll.Factories[0], pipebench.WriterThread, 1
 		cfg.Duration, cfg.Interval = 2*time.Second, 500*time.Millisecond
-		quit := make(chan struct{})
-		var wg sync.WaitGroup
-		cfg.OnSetup = func(pipebench.Setup) {
-			wg.Go(func() {
-				for {
-					select {
-					case <-quit:
-						return
-					case <-time.After(5 * time.Millisecond):
-						runtime.GC()
-					}
-				}
-			})
-		}
+		stopGC := collectEvery(&cfg, 5*time.Millisecond)
 		before := stoppingHist()
-		if _, err := pipebench.Run(cfg); err != nil {
+		_, err := pipebench.Run(cfg)
+		stopGC()
+		if err != nil {
 			b.Fatal(err)
 		}
-		close(quit)
-		wg.Wait()
 		after := stoppingHist()
 		var n uint64
 		for i := range after.Counts {

@@ -83,7 +83,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	}
 	report.WriteSweepStart(stderr, len(p.jobs), rf.duration)
 	progress := report.NewSweepProgress(stderr, report.IsTerminal(stderr), len(p.jobs), rf.duration+200*time.Millisecond)
-	opt := sweep.Options{Warmup: rf.warmup, Stop: stop, OnEvent: progress.Event, Run: runPoint,
+	opt := sweep.Options{Warmup: rf.warmup, Stop: stop, OnProgress: progress.Show, Run: runPoint,
 		Reason: func(err error) string { return rf.err(err).Error() }}
 	res, runErr := sweep.Run(p.grid, p.jobs, opt)
 	progress.Close()

@@ -15,7 +15,7 @@
 //
 // Waiters are OS threads of this process or, with Mode Processes, this
 // binary started again (RunWaiterProcessIfAsked). Both run the same loop and
-// publish their counts on a shared memory board (a memfd), so that the
+// publish their counts in shared memory (a memfd), so that the
 // measuring process reads them the same way whoever the waiters are.
 //
 // Imports: pipebench, epoll (the one backend it needs), stats,

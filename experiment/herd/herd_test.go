@@ -12,10 +12,10 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 )
 
-// checkSide asserts what must hold of any setting that ran: every token
+// checkSetting asserts what must hold of any setting that ran: every token
 // accounted for, the waiters' counts adding up to the totals, and the
 // counts consistent with each other.
-func checkSide(t *testing.T, c herd.Config, s *herd.Side) {
+func checkSetting(t *testing.T, c herd.Config, s *herd.Setting) {
 	t.Helper()
 	tk := s.Tokens
 	if tk.Lost != 0 || tk.Sent != tk.Received+tk.Drained {
@@ -42,7 +42,7 @@ func checkSide(t *testing.T, c herd.Config, s *herd.Side) {
 		t.Errorf("waiters' counts add up to %+v, totals say %+v", sum, s.Totals)
 	}
 	if usage != s.WaiterUsage {
-		t.Errorf("waiters' usage adds up to %+v, the side says %+v", usage, s.WaiterUsage)
+		t.Errorf("waiters' usage adds up to %+v, the setting says %+v", usage, s.WaiterUsage)
 	}
 	tt := s.Totals
 	if tt.Tokens != tk.Received {
@@ -87,13 +87,13 @@ func TestHerd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Sides) != 2 || res.Sides[0].Setup.Exclusive || !res.Sides[1].Setup.Exclusive {
-				t.Fatalf("want EPOLLEXCLUSIVE off then on, got %d sides", len(res.Sides))
+			if len(res.Settings) != 2 || res.Settings[0].Setup.Exclusive || !res.Settings[1].Setup.Exclusive {
+				t.Fatalf("want EPOLLEXCLUSIVE off then on, got %d sides", len(res.Settings))
 			}
-			for i := range res.Sides {
-				checkSide(t, cfg, &res.Sides[i])
+			for i := range res.Settings {
+				checkSetting(t, cfg, &res.Settings[i])
 			}
-			off, on := res.Sides[0].Figures(1), res.Sides[1].Figures(1)
+			off, on := res.Settings[0].Figures(1), res.Settings[1].Figures(1)
 			t.Logf("wake-ups per token off %.3g on %.3g (ratio %.3g); returns per token off %.3g on %.3g; sys per token off %.0fns on %.0fns",
 				off.WakeupsPerToken, on.WakeupsPerToken, off.WakeupsPerToken/on.WakeupsPerToken,
 				off.ReturnsPerToken, on.ReturnsPerToken, off.SystemPerToken, on.SystemPerToken)
@@ -116,16 +116,16 @@ func TestOneSetting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Sides) != 1 || !res.Sides[0].Setup.Exclusive {
-		t.Fatalf("want one side, exclusive on; got %+v", res.Sides)
+	if len(res.Settings) != 1 || !res.Settings[0].Setup.Exclusive {
+		t.Fatalf("want one setting, exclusive on; got %+v", res.Settings)
 	}
 	if len(setups) != 1 || setups[0].Waiters != 2 || setups[0].GOMAXPROCS < 4 {
 		t.Errorf("OnSetup saw %+v; want one call, 2 waiters, GOMAXPROCS at least waiters+2", setups)
 	}
-	if intervals != 3 || len(res.Sides[0].Intervals) != 3 {
-		t.Errorf("%d OnInterval calls and %d intervals, want 3 of each", intervals, len(res.Sides[0].Intervals))
+	if intervals != 3 || len(res.Settings[0].Intervals) != 3 {
+		t.Errorf("%d OnInterval calls and %d intervals, want 3 of each", intervals, len(res.Settings[0].Intervals))
 	}
-	checkSide(t, cfg, &res.Sides[0])
+	checkSetting(t, cfg, &res.Settings[0])
 }
 
 func TestStop(t *testing.T) {
@@ -140,10 +140,10 @@ func TestStop(t *testing.T) {
 	if took := time.Since(t0); took > 20*time.Second {
 		t.Errorf("a stopped run took %v", took)
 	}
-	if len(res.Sides) != 1 || !res.Sides[0].Interrupted {
-		t.Fatalf("want the first setting alone, interrupted; got %d sides", len(res.Sides))
+	if len(res.Settings) != 1 || !res.Settings[0].Interrupted {
+		t.Fatalf("want the first setting alone, interrupted; got %d sides", len(res.Settings))
 	}
-	if tk := res.Sides[0].Tokens; tk.Lost != 0 || tk.Sent != tk.Received+tk.Drained {
+	if tk := res.Settings[0].Tokens; tk.Lost != 0 || tk.Sent != tk.Received+tk.Drained {
 		t.Errorf("tokens do not add up after a stop: %+v", tk)
 	}
 }

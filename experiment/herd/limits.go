@@ -9,8 +9,8 @@ import (
 )
 
 // Descriptors besides the pipes and the waiters' stop eventfds: the credit
-// pipe and the board in the measuring process; in a waiter process, stdin,
-// stdout, stderr, the board, its stop eventfd, the credit pipe's write end,
+// pipe and the shared counts in the measuring process; in a waiter process, stdin,
+// stdout, stderr, the shared counts, its stop eventfd, the credit pipe's write end,
 // its epoll descriptor, and the Go runtime's epoll descriptor and eventfd,
 // with a spare.
 const (

@@ -13,7 +13,7 @@ import (
 )
 
 // A waiter process is this binary started again with waiterEnv set to its
-// waiterSpec. Its descriptors are in fixed places: the board, its stop
+// waiterSpec. Its descriptors are in fixed places: the shared counts, its stop
 // eventfd, the credit pipe's write end, then every pipe's read end
 // in order. They are handed over by fork/exec itself (the same open files,
 // so the same pipes and wait queues), never as os.File: an os.File would
@@ -21,7 +21,7 @@ import (
 // waiter on every pipe.
 const (
 	waiterEnv   = "PIPEBENCH_HERD_WAITER"
-	boardFD     = 3
+	countsFD    = 3
 	stopFD      = 4
 	creditFD    = 5
 	firstPipeFD = 6
@@ -59,7 +59,7 @@ func waiterProcessMain(env string) error {
 	if s.Waiters < 1 || s.Index < 0 || s.Index >= s.Waiters || s.Pipes < 1 {
 		return fmt.Errorf("bad waiter spec %s", env)
 	}
-	b, err := mapBoard(boardFD, s.Waiters)
+	b, err := mapSharedCounts(countsFD, s.Waiters)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func waiterProcessMain(env string) error {
 	for i := range rfds {
 		rfds[i] = int32(firstPipeFD + i)
 	}
-	w, err := newWaiter(rfds, stopFD, creditFD, s.Exclusive, s.Timeout, &b.slots[s.Index])
+	w, err := newWaiter(rfds, stopFD, creditFD, s.Exclusive, s.Timeout, &b.waiters[s.Index])
 	if err != nil {
 		return err
 	}
@@ -75,22 +75,22 @@ func waiterProcessMain(env string) error {
 	return w.serve(unix.Getpid())
 }
 
-// child is the measuring process's handle on one waiter process.
-type child struct {
+// waiterProcess is the measuring process's handle on one waiter process.
+type waiterProcess struct {
 	pid    int
 	exited bool
 	status unix.WaitStatus
 }
 
-// startChild starts waiter process spec.Index with the descriptors in their
+// startWaiterProcess starts waiter process spec.Index with the descriptors in their
 // places.
-func startChild(exe string, spec waiterSpec, board int, stop, credit int32, rfds []int32) (*child, error) {
+func startWaiterProcess(exe string, spec waiterSpec, counts int, stop, credit int32, rfds []int32) (*waiterProcess, error) {
 	j, err := json.Marshal(spec)
 	if err != nil {
 		return nil, fmt.Errorf("encode waiter spec: %w", err)
 	}
 	files := make([]uintptr, 0, firstPipeFD+len(rfds))
-	files = append(files, 0, 1, 2, uintptr(board), uintptr(stop), uintptr(credit))
+	files = append(files, 0, 1, 2, uintptr(counts), uintptr(stop), uintptr(credit))
 	for _, fd := range rfds {
 		files = append(files, uintptr(fd))
 	}
@@ -105,7 +105,7 @@ func startChild(exe string, spec waiterSpec, board int, stop, credit int32, rfds
 	if err != nil {
 		return nil, fmt.Errorf("start waiter process %d (%s): %w", spec.Index, exe, err)
 	}
-	return &child{pid: pid}, nil
+	return &waiterProcess{pid: pid}, nil
 }
 
 // childEnv is this process's environment with the waiter's spec, and
@@ -123,7 +123,7 @@ func childEnv(spec string) []string {
 }
 
 // reap reports, without blocking, whether the process has exited.
-func (c *child) reap() (bool, error) {
+func (c *waiterProcess) reap() (bool, error) {
 	if c.exited {
 		return true, nil
 	}
@@ -144,7 +144,7 @@ func (c *child) reap() (bool, error) {
 }
 
 // kill ends the process and reaps it.
-func (c *child) kill() {
+func (c *waiterProcess) kill() {
 	if c.exited {
 		return
 	}
@@ -161,7 +161,7 @@ func (c *child) kill() {
 }
 
 // failed describes an exit that was not a clean one, or returns "".
-func (c *child) failed() string {
+func (c *waiterProcess) failed() string {
 	switch {
 	case !c.exited:
 		return ""

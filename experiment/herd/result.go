@@ -98,8 +98,8 @@ type Waiter struct {
 	Usage  pipebench.Usage `json:"usage"`
 }
 
-// Side is one EPOLLEXCLUSIVE setting's measurement.
-type Side struct {
+// Setting is one EPOLLEXCLUSIVE setting's measurement.
+type Setting struct {
 	Setup     Setup      `json:"setup"`
 	Intervals []Interval `json:"intervals"`
 	// Elapsed is the measured window, from the writer's start to the stop.
@@ -121,12 +121,13 @@ type Side struct {
 	Tokens  pipebench.Tokens `json:"tokens"`
 }
 
-// Result is a herd experiment: one Side per setting, in the order run.
+// Result is a herd experiment: one Setting per EPOLLEXCLUSIVE setting, in the order run.
 type Result struct {
-	Sides []Side `json:"sides"`
+	// Settings keep the JSON name they had when a setting was called a side.
+	Settings []Setting `json:"sides"`
 }
 
-// Figures are a side's derived numbers, the ones worth comparing across
+// Figures are a setting's derived numbers, the ones worth comparing across
 // settings.
 type Figures struct {
 	// EventsPerSec summarizes the intervals after warm-up.
@@ -156,10 +157,10 @@ type Figures struct {
 	MaxTokens uint64 `json:"max_waiter_tokens"`
 }
 
-// Figures derives a side's numbers, leaving warmup intervals out of the
+// Figures derives a setting's numbers, leaving warmup intervals out of the
 // evts/sec summary. Per-token figures use the waiters' whole lives, so that
 // counts and CPU time cover the same span.
-func (s *Side) Figures(warmup int) Figures {
+func (s *Setting) Figures(warmup int) Figures {
 	var rates []float64
 	for i, iv := range s.Intervals {
 		if i >= warmup {

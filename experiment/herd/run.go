@@ -57,10 +57,10 @@ func Run(c Config) (*Result, error) {
 	defer release()
 	res := &Result{}
 	for _, ex := range cfg.Exclusive {
-		s := newSide(&cfg, ex, base, limit)
+		s := newSetting(&cfg, ex, base, limit)
 		sd, err := s.run()
 		if sd != nil {
-			res.Sides = append(res.Sides, *sd)
+			res.Settings = append(res.Settings, *sd)
 		}
 		if err != nil {
 			return res, fmt.Errorf("EPOLLEXCLUSIVE %s: %w", OnOff(ex), err)
@@ -80,8 +80,8 @@ func OnOff(exclusive bool) string {
 	return "off"
 }
 
-// side is one setting's resources, from setup to teardown.
-type side struct {
+// setting is one setting's resources, from setup to teardown.
+type setting struct {
 	cfg       *Config
 	exclusive bool
 	base      int
@@ -90,13 +90,13 @@ type side struct {
 	rfds, wfds       []int32
 	stops            []int32 // each waiter's stop eventfd
 	creditR, creditW int32
-	board            *board
+	counts           *sharedCounts
 
-	waiters     []*waiter     // threads mode
-	waitersDone chan struct{} // threads mode: closed when every waiter has returned
-	children    []*child      // processes mode
-	started     bool          // waiters were started
-	stopped     bool          // every waiter has stopped (or been killed)
+	waiters     []*waiter        // threads mode
+	waitersDone chan struct{}    // threads mode: closed when every waiter has returned
+	children    []*waiterProcess // processes mode
+	started     bool             // waiters were started
+	stopped     bool             // every waiter has stopped (or been killed)
 
 	writer        *tokens.Writer
 	writerDone    chan struct{}
@@ -108,16 +108,16 @@ type side struct {
 	mu       sync.Mutex
 	err      error
 
-	res Side
+	res Setting
 }
 
-func newSide(cfg *Config, ex bool, base int, limit uint64) *side {
-	return &side{cfg: cfg, exclusive: ex, base: base, limit: limit,
+func newSetting(cfg *Config, ex bool, base int, limit uint64) *setting {
+	return &setting{cfg: cfg, exclusive: ex, base: base, limit: limit,
 		creditR: -1, creditW: -1, halt: make(chan struct{})}
 }
 
 // fail records the first failure and ends the measurement.
-func (s *side) fail(err error) {
+func (s *setting) fail(err error) {
 	s.mu.Lock()
 	if s.err == nil {
 		s.err = err
@@ -126,13 +126,13 @@ func (s *side) fail(err error) {
 	s.haltOnce.Do(func() { close(s.halt) })
 }
 
-func (s *side) failure() error {
+func (s *setting) failure() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
 }
 
-func (s *side) run() (*Side, error) {
+func (s *setting) run() (*Setting, error) {
 	defer s.release()
 	t0 := time.Now()
 	if err := s.setup(); err != nil {
@@ -154,7 +154,7 @@ func (s *side) run() (*Side, error) {
 	return s.measure()
 }
 
-func (s *side) setup() error {
+func (s *setting) setup() error {
 	for range s.cfg.Waiters {
 		fd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
 		if err != nil {
@@ -177,7 +177,7 @@ func (s *side) setup() error {
 		}
 		s.rfds, s.wfds = append(s.rfds, int32(p[0])), append(s.wfds, int32(p[1]))
 	}
-	if s.board, err = newBoard(s.cfg.Waiters); err != nil {
+	if s.counts, err = newSharedCounts(s.cfg.Waiters); err != nil {
 		return err
 	}
 	if s.cfg.Mode == Processes {
@@ -189,9 +189,9 @@ func (s *side) setup() error {
 // startThreads gives every waiter an epoll set, then a locked OS thread.
 // The thread exits with its goroutine (it stays locked), so that a large
 // herd leaves no idle threads behind.
-func (s *side) startThreads() error {
+func (s *setting) startThreads() error {
 	for i := range s.cfg.Waiters {
-		w, err := newWaiter(s.rfds, s.stops[i], s.creditW, s.exclusive, s.cfg.WaitTimeout, &s.board.slots[i])
+		w, err := newWaiter(s.rfds, s.stops[i], s.creditW, s.exclusive, s.cfg.WaitTimeout, &s.counts.waiters[i])
 		if err != nil {
 			return fmt.Errorf("waiter %d: %w", i, err)
 		}
@@ -214,7 +214,7 @@ func (s *side) startThreads() error {
 	return nil
 }
 
-func (s *side) startProcesses() error {
+func (s *setting) startProcesses() error {
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find own executable for the waiter processes: %w", err)
@@ -222,7 +222,7 @@ func (s *side) startProcesses() error {
 	s.started = true
 	for i := range s.cfg.Waiters {
 		spec := waiterSpec{Index: i, Waiters: s.cfg.Waiters, Pipes: s.cfg.Pipes, Exclusive: s.exclusive, Timeout: s.cfg.WaitTimeout}
-		c, err := startChild(exe, spec, s.board.fd, s.stops[i], s.creditW, s.rfds)
+		c, err := startWaiterProcess(exe, spec, s.counts.fd, s.stops[i], s.creditW, s.rfds)
 		if err != nil {
 			return err
 		}
@@ -232,7 +232,7 @@ func (s *side) startProcesses() error {
 }
 
 // checkChildren fails on any waiter process that has exited.
-func (s *side) checkChildren() error {
+func (s *setting) checkChildren() error {
 	for _, c := range s.children {
 		if _, err := c.reap(); err != nil {
 			return err
@@ -249,9 +249,9 @@ func (s *side) checkChildren() error {
 
 // awaitReady waits until every waiter's epoll set is complete and it is
 // about to wait.
-func (s *side) awaitReady(limit time.Duration) error {
+func (s *setting) awaitReady(limit time.Duration) error {
 	deadline := time.Now().Add(limit)
-	for !s.board.all(fReady) {
+	for !s.counts.all(fReady) {
 		if err := s.failure(); err != nil {
 			return err
 		}
@@ -266,10 +266,10 @@ func (s *side) awaitReady(limit time.Duration) error {
 	return nil
 }
 
-func (s *side) measure() (*Side, error) {
+func (s *setting) measure() (*Setting, error) {
 	c := s.cfg
 	proc := osthread.StartUsage(unix.RUSAGE_SELF)
-	start := s.board.sum()
+	start := s.counts.sum()
 	t0 := time.Now()
 	// The run's writer, bounded by credits on the seeded random route.
 	s.writer = &tokens.Writer{WFDs: s.wfds, Route: tokens.NewRouter(tokens.RouteRandom, c.Seed, len(s.wfds)),
@@ -288,7 +288,7 @@ func (s *side) measure() (*Side, error) {
 		}
 	}()
 	s.report(t0, start)
-	end := s.board.sum()
+	end := s.counts.sum()
 	s.res.Elapsed = time.Since(t0)
 	s.res.Window = end.Sub(start)
 	if usage, err := proc.Stop(); err == nil {
@@ -319,7 +319,7 @@ func (s *side) measure() (*Side, error) {
 
 // report closes an interval at every boundary until the duration is over,
 // Stop is closed, the setting stalls or fails.
-func (s *side) report(t0 time.Time, start Counts) {
+func (s *setting) report(t0 time.Time, start Counts) {
 	c := s.cfg
 	prev, last, lastToken := start, t0, t0
 	timer := time.NewTimer(c.Interval)
@@ -334,7 +334,7 @@ func (s *side) report(t0 time.Time, start Counts) {
 			return
 		}
 		now := time.Now()
-		snap := s.board.sum()
+		snap := s.counts.sum()
 		if err := s.checkChildren(); err != nil {
 			s.fail(fmt.Errorf("during the run: %w", err))
 			return
@@ -361,7 +361,7 @@ func (s *side) report(t0 time.Time, start Counts) {
 // stopWaiters makes every waiter's stop eventfd readable, which its epoll
 // set reports at once, and waits for them all; processes that do not stop
 // in time are killed.
-func (s *side) stopWaiters(limit time.Duration) error {
+func (s *setting) stopWaiters(limit time.Duration) error {
 	if !s.started || s.stopped {
 		return nil
 	}
@@ -410,7 +410,7 @@ func (s *side) stopWaiters(limit time.Duration) error {
 }
 
 // stopWriter sends the stop word and waits for the writer thread.
-func (s *side) stopWriter(limit time.Duration) error {
+func (s *setting) stopWriter(limit time.Duration) error {
 	if s.writerDone == nil || s.writerStopped {
 		return nil
 	}
@@ -428,13 +428,13 @@ func (s *side) stopWriter(limit time.Duration) error {
 	}
 }
 
-// collect reads every waiter's final counts and usage from the board.
-func (s *side) collect() {
-	s.res.Waiters = make([]Waiter, len(s.board.slots))
+// collect reads every waiter's final counts and usage from the shared counts.
+func (s *setting) collect() {
+	s.res.Waiters = make([]Waiter, len(s.counts.waiters))
 	var total Counts
 	var usage osthread.Usage
-	for i := range s.board.slots {
-		sl := &s.board.slots[i]
+	for i := range s.counts.waiters {
+		sl := &s.counts.waiters[i]
 		w := Waiter{ID: int(sl.load(fID)), Counts: sl.counts(), Usage: sl.usage()}
 		s.res.Waiters[i] = w
 		total = total.Add(w.Counts)
@@ -444,7 +444,7 @@ func (s *side) collect() {
 }
 
 // drain reads every pipe dry and counts the tokens left in flight.
-func (s *side) drain() (uint64, error) {
+func (s *setting) drain() (uint64, error) {
 	var buf [64 << 10]byte
 	var total uint64
 	for i, fd := range s.rfds {
@@ -463,17 +463,17 @@ func (s *side) drain() (uint64, error) {
 }
 
 // release stops what still runs and closes everything; it is safe on a
-// half-made side. What may still be in use by a thread that did not stop
-// (its epoll set, the board) is left open rather than pulled from under it.
-func (s *side) release() {
+// half-made setting. What may still be in use by a thread that did not stop
+// (its epoll set, the shared counts) is left open rather than pulled from under it.
+func (s *setting) release() {
 	_ = s.stopWaiters(5 * time.Second)
 	_ = s.stopWriter(5 * time.Second)
 	if s.stopped || !s.started {
 		for _, w := range s.waiters {
 			w.close()
 		}
-		if s.board != nil {
-			s.board.close()
+		if s.counts != nil {
+			s.counts.close()
 		}
 	}
 	for _, c := range s.children {

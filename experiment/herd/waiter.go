@@ -39,14 +39,14 @@ type waiter struct {
 	credit  int32
 	timeout time.Duration
 	ready   []int32
-	slot    *slot
+	counts  *waiterCounts
 	buf     [readSize]byte
 	cbuf    [8]byte
 }
 
 // newWaiter opens the waiter's epoll backend and registers rfds[i] under
 // tag i and its stop descriptor under tag len(rfds).
-func newWaiter(rfds []int32, stop, credit int32, exclusive bool, timeout time.Duration, s *slot) (*waiter, error) {
+func newWaiter(rfds []int32, stop, credit int32, exclusive bool, timeout time.Duration, s *waiterCounts) (*waiter, error) {
 	maxFD := int(stop)
 	for _, fd := range rfds {
 		maxFD = max(maxFD, int(fd))
@@ -57,7 +57,7 @@ func newWaiter(rfds []int32, stop, credit int32, exclusive bool, timeout time.Du
 	}
 	w := &waiter{
 		be: be, rfds: rfds, stopTag: int32(len(rfds)), credit: credit, timeout: timeout,
-		ready: make([]int32, min(len(rfds)+1, 1024)), slot: s,
+		ready: make([]int32, min(len(rfds)+1, 1024)), counts: s,
 	}
 	for i, fd := range rfds {
 		if err := be.Add(int(fd), int32(i)); err != nil {
@@ -75,17 +75,17 @@ func newWaiter(rfds []int32, stop, credit int32, exclusive bool, timeout time.Du
 func (w *waiter) close() { w.be.Close() }
 
 // serve runs the waiter from its first wait to its stop, then stores its
-// thread's usage and marks its slot done. The caller has locked its thread.
+// thread's usage and marks its row done. The caller has locked its thread.
 func (w *waiter) serve(id int) error {
-	w.slot.store(fID, uint64(id))
+	w.counts.store(fID, uint64(id))
 	u := osthread.StartUsage(unix.RUSAGE_THREAD)
-	w.slot.store(fReady, 1)
+	w.counts.store(fReady, 1)
 	loopErr := w.loop()
 	usage, err := u.Stop()
 	if err == nil {
-		w.slot.storeUsage(usage)
+		w.counts.storeUsage(usage)
 	}
-	w.slot.store(fDone, 1)
+	w.counts.store(fDone, 1)
 	if loopErr != nil {
 		return loopErr
 	}
@@ -102,8 +102,8 @@ func (w *waiter) loop() error {
 			return err
 		}
 		if n == 0 {
-			w.slot.add(fWaits, 1)
-			w.slot.add(fTimeouts, 1)
+			w.counts.add(fWaits, 1)
+			w.counts.add(fTimeouts, 1)
 			continue
 		}
 		var reported, events, got, wasted uint64
@@ -132,21 +132,21 @@ func (w *waiter) loop() error {
 			if err := tokens.SendCredit(w.credit, &w.cbuf, got); err != nil {
 				return fmt.Errorf("return credits: %w", err)
 			}
-			w.slot.add(fCredits, 1)
+			w.counts.add(fCredits, 1)
 		}
-		w.slot.add(fWaits, 1)
+		w.counts.add(fWaits, 1)
 		if reported > 0 {
-			w.slot.add(fReturns, 1)
+			w.counts.add(fReturns, 1)
 			if events == 0 {
-				w.slot.add(fWastedReturns, 1)
+				w.counts.add(fWastedReturns, 1)
 			}
 		}
 		if events > 0 {
-			w.slot.add(fEvents, events)
-			w.slot.add(fTokens, got)
+			w.counts.add(fEvents, events)
+			w.counts.add(fTokens, got)
 		}
 		if wasted > 0 {
-			w.slot.add(fWastedReads, wasted)
+			w.counts.add(fWastedReads, wasted)
 		}
 		if stop {
 			return nil

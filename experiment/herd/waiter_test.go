@@ -16,7 +16,7 @@ type fixture struct {
 	rfds, wfds   []int32
 	stopR, stopW int32
 	cr, cw       int32
-	b            *board
+	b            *sharedCounts
 	w            *waiter
 }
 
@@ -41,11 +41,11 @@ func newFixture(t *testing.T, n int, exclusive bool) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unix.Close(int(f.cr)); unix.Close(int(f.cw)) })
-	if f.b, err = newBoard(1); err != nil {
+	if f.b, err = newSharedCounts(1); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(f.b.close)
-	if f.w, err = newWaiter(f.rfds, f.stopR, f.cw, exclusive, 100*time.Millisecond, &f.b.slots[0]); err != nil {
+	if f.w, err = newWaiter(f.rfds, f.stopR, f.cw, exclusive, 100*time.Millisecond, &f.b.waiters[0]); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(f.w.close)
@@ -71,7 +71,7 @@ func TestLoopCounts(t *testing.T) {
 			if err := f.w.loop(); err != nil {
 				t.Fatal(err)
 			}
-			got := f.w.slot.counts()
+			got := f.w.counts.counts()
 			want := Counts{Waits: 1, Returns: 1, Events: 2, Tokens: 4, Credits: 1}
 			if got != want {
 				t.Errorf("counts %+v, want %+v", got, want)

@@ -36,12 +36,12 @@ type Result struct {
 	Elapsed time.Duration `json:"elapsed_ns"`
 }
 
-// EventKind says what an Event reports.
-type EventKind int
+// ProgressKind says what a Progress reports.
+type ProgressKind int
 
 const (
 	// Started: a point's run begins.
-	Started EventKind = iota
+	Started ProgressKind = iota
 	// Tick: the running point finished an interval.
 	Tick
 	// Finished: a point was measured (Point is set) or skipped (Skipped is
@@ -49,9 +49,9 @@ const (
 	Finished
 )
 
-// Event is what a sweep tells its progress display.
-type Event struct {
-	Kind EventKind
+// Progress is what a sweep tells its progress display.
+type Progress struct {
+	Kind ProgressKind
 	Key  Key
 	// Done is how many points have finished (measured or skipped); Total is
 	// the size of the grid.
@@ -69,9 +69,9 @@ type Options struct {
 	Warmup int
 	// Stop, when closed, ends the running point and the sweep.
 	Stop <-chan struct{}
-	// OnEvent, if set, hears about every point as it starts, each of its
+	// OnProgress, if set, hears about every point as it starts, each of its
 	// intervals and its end. Calls come from one goroutine at a time.
-	OnEvent func(Event)
+	OnProgress func(Progress)
 	// Run measures one point; pipebench.Run unless set (tests set it).
 	Run func(pipebench.Config) (*pipebench.Result, error)
 	// Reason says how a run's error reads in the result: a caller that
@@ -99,11 +99,11 @@ func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
 	}
 	t0 := time.Now()
 	defer func() { res.Elapsed = time.Since(t0) }()
-	emit := func(e Event) {
-		if opt.OnEvent != nil {
+	emit := func(e Progress) {
+		if opt.OnProgress != nil {
 			e.Total = len(jobs)
 			e.Elapsed = time.Since(t0)
-			opt.OnEvent(e)
+			opt.OnProgress(e)
 		}
 	}
 	notRun := func(from int, reason string) {
@@ -118,19 +118,19 @@ func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
 			return res, nil
 		}
 		k := job.Key
-		emit(Event{Kind: Started, Key: k, Done: i})
+		emit(Progress{Kind: Started, Key: k, Done: i})
 		p0 := time.Now()
 		cfg := job.Config
 		cfg.Stop = opt.Stop
 		cfg.OnInterval = func(pipebench.Interval) {
-			emit(Event{Kind: Tick, Key: k, Done: i, InPoint: time.Since(p0)})
+			emit(Progress{Kind: Tick, Key: k, Done: i, InPoint: time.Since(p0)})
 		}
 		r, err := run(cfg)
 		var limit *pipebench.LimitError
 		switch {
 		case errors.As(err, &limit):
 			res.Skipped = append(res.Skipped, Missing{Key: k, Reason: reason(err)})
-			emit(Event{Kind: Finished, Key: k, Done: i + 1, InPoint: time.Since(p0), Skipped: reason(err)})
+			emit(Progress{Kind: Finished, Key: k, Done: i + 1, InPoint: time.Since(p0), Skipped: reason(err)})
 		case err != nil:
 			res.Failure = &Missing{Key: k, Reason: reason(err)}
 			notRun(i+1, "not run: the sweep ended at a failed run")
@@ -142,7 +142,7 @@ func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
 		default:
 			p := NewPoint(k, r, opt.Warmup)
 			res.Points = append(res.Points, p)
-			emit(Event{Kind: Finished, Key: k, Done: i + 1, InPoint: time.Since(p0), Point: &p})
+			emit(Progress{Kind: Finished, Key: k, Done: i + 1, InPoint: time.Since(p0), Point: &p})
 		}
 	}
 	return res, nil
@@ -164,10 +164,10 @@ func settingsOf(c pipebench.Config, warmup int) Settings {
 	}
 }
 
-// ETA estimates the time a sweep still needs at event e: the points left
+// ETA estimates the time a sweep still needs at progress e: the points left
 // times the mean time of the points done so far (guess before any is done),
 // less what the running point has already taken.
-func ETA(e Event, guess time.Duration) time.Duration {
+func ETA(e Progress, guess time.Duration) time.Duration {
 	done, running := e.Elapsed, time.Duration(0)
 	if e.Kind == Tick {
 		done, running = e.Elapsed-e.InPoint, e.InPoint

@@ -107,10 +107,10 @@ func TestRunOutcomes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			stop := make(chan struct{})
 			calls := 0
-			var events []Event
+			var events []Progress
 			res, err := Run(g, jobs(g), Options{
 				Warmup: 1, Stop: stop,
-				OnEvent: func(e Event) { events = append(events, e) },
+				OnProgress: func(e Progress) { events = append(events, e) },
 				Run: func(cfg pipebench.Config) (*pipebench.Result, error) {
 					if cfg.Stop == nil {
 						t.Error("the run was not given the stop channel")
@@ -189,14 +189,14 @@ func TestETA(t *testing.T) {
 	s := time.Second
 	cases := []struct {
 		name string
-		e    Event
+		e    Progress
 		want time.Duration
 	}{
-		{"nothing done: the guess", Event{Kind: Started, Done: 0, Total: 5, Elapsed: 0}, 15 * s},
-		{"mean of the points done", Event{Kind: Finished, Done: 2, Total: 5, Elapsed: 8 * s}, 12 * s},
-		{"less the running point", Event{Kind: Tick, Done: 2, Total: 5, Elapsed: 9 * s, InPoint: s}, 11 * s},
-		{"never negative", Event{Kind: Tick, Done: 1, Total: 2, Elapsed: 20 * s, InPoint: 18 * s}, 0},
-		{"all done", Event{Kind: Finished, Done: 5, Total: 5, Elapsed: 20 * s}, 0},
+		{"nothing done: the guess", Progress{Kind: Started, Done: 0, Total: 5, Elapsed: 0}, 15 * s},
+		{"mean of the points done", Progress{Kind: Finished, Done: 2, Total: 5, Elapsed: 8 * s}, 12 * s},
+		{"less the running point", Progress{Kind: Tick, Done: 2, Total: 5, Elapsed: 9 * s, InPoint: s}, 11 * s},
+		{"never negative", Progress{Kind: Tick, Done: 1, Total: 2, Elapsed: 20 * s, InPoint: 18 * s}, 0},
+		{"all done", Progress{Kind: Finished, Done: 5, Total: 5, Elapsed: 20 * s}, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

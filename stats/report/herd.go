@@ -35,7 +35,7 @@ func (p *HerdProgress) Setup(s herd.Setup) {
 
 // Interval writes one interval's line.
 func (p *HerdProgress) Interval(iv herd.Interval) {
-	fmt.Fprintf(p.W, "exclusive %s: %.0f evts/sec %s returns per token\n", herd.OnOff(iv.Exclusive), iv.EventsPerSec, g4(iv.ReturnsPerToken))
+	fmt.Fprintf(p.W, "exclusive %s: %.0f evts/sec %s returns per token\n", herd.OnOff(iv.Exclusive), iv.EventsPerSec, ratio4(iv.ReturnsPerToken))
 }
 
 // herdSettings names the EPOLLEXCLUSIVE settings measured, in order: "off,
@@ -66,14 +66,14 @@ type HerdDoc struct {
 	InFlight    int                 `json:"in_flight"`
 	Duration    time.Duration       `json:"duration_ns"`
 	Warmup      int                 `json:"warmup"`
-	Sides       []HerdSide          `json:"sides"`
+	Settings    []HerdSetting       `json:"sides"`
 	Ratios      map[string]float64  `json:"ratios_off_over_on,omitempty"`
 	Environment envinfo.Environment `json:"environment"`
 }
 
-// HerdSide is one setting's measurement with its figures.
-type HerdSide struct {
-	herd.Side
+// HerdSetting is one setting's measurement with its figures.
+type HerdSetting struct {
+	herd.Setting
 	Figures herd.Figures `json:"figures"`
 }
 
@@ -82,13 +82,13 @@ type HerdSide struct {
 func NewHerdDoc(cfg herd.Config, warmup int, res *herd.Result, env envinfo.Environment) *HerdDoc {
 	d := &HerdDoc{Tool: "pipebench herd", Started: time.Now().UTC(), Waiters: cfg.Waiters, Mode: cfg.Mode,
 		Pipes: cfg.Pipes, InFlight: cfg.InFlight, Duration: cfg.Duration, Warmup: warmup, Environment: env}
-	for _, s := range res.Sides {
-		d.Sides = append(d.Sides, HerdSide{Side: s, Figures: s.Figures(warmup)})
+	for _, s := range res.Settings {
+		d.Settings = append(d.Settings, HerdSetting{Setting: s, Figures: s.Figures(warmup)})
 	}
-	if len(d.Sides) == 2 && !d.Sides[0].Setup.Exclusive && d.Sides[1].Setup.Exclusive {
+	if len(d.Settings) == 2 && !d.Settings[0].Setup.Exclusive && d.Settings[1].Setup.Exclusive {
 		d.Ratios = map[string]float64{}
 		for _, r := range herdRows {
-			if v, ok := ratioOf(r.value(&d.Sides[0]), r.value(&d.Sides[1])); ok {
+			if v, ok := ratioOf(r.value(&d.Settings[0]), r.value(&d.Settings[1])); ok {
 				d.Ratios[r.key] = v
 			}
 		}
@@ -111,21 +111,21 @@ func ratioOf(a, b float64) (v float64, ok bool) {
 type herdRow struct {
 	label string
 	key   string // in the JSON ratios
-	value func(s *HerdSide) float64
+	value func(s *HerdSetting) float64
 	show  func(float64) string
 }
 
 var herdRows = []herdRow{
-	{"evts/sec (median)", "evts_per_sec_median", func(s *HerdSide) float64 { return s.Figures.EventsPerSec.Median }, f0},
-	{"tokens/sec", "tokens_per_sec", func(s *HerdSide) float64 { return s.Figures.TokensPerSec }, f0},
-	{"wake-ups per token", "wakeups_per_token", func(s *HerdSide) float64 { return s.Figures.WakeupsPerToken }, g4},
-	{"returns per token", "returns_per_token", func(s *HerdSide) float64 { return s.Figures.ReturnsPerToken }, g4},
-	{"wasted returns per token", "wasted_returns_per_token", func(s *HerdSide) float64 { return s.Figures.WastedReturnsPerToken }, g4},
-	{"wasted reads per token", "wasted_reads_per_token", func(s *HerdSide) float64 { return s.Figures.WastedReadsPerToken }, g4},
-	{"waiters' sys CPU", "waiters_sys_ns", func(s *HerdSide) float64 { return float64(s.WaiterUsage.System) }, Nanos},
-	{"waiters' sys CPU per token", "sys_ns_per_token", func(s *HerdSide) float64 { return s.Figures.SystemPerToken }, Nanos},
-	{"waiters' user CPU per token", "user_ns_per_token", func(s *HerdSide) float64 { return s.Figures.UserPerToken }, Nanos},
-	{"writer's sys CPU per token", "writer_sys_ns_per_token", func(s *HerdSide) float64 { return s.Figures.WriterSystemPerToken }, Nanos},
+	{"evts/sec (median)", "evts_per_sec_median", func(s *HerdSetting) float64 { return s.Figures.EventsPerSec.Median }, wholeRate},
+	{"tokens/sec", "tokens_per_sec", func(s *HerdSetting) float64 { return s.Figures.TokensPerSec }, wholeRate},
+	{"wake-ups per token", "wakeups_per_token", func(s *HerdSetting) float64 { return s.Figures.WakeupsPerToken }, ratio4},
+	{"returns per token", "returns_per_token", func(s *HerdSetting) float64 { return s.Figures.ReturnsPerToken }, ratio4},
+	{"wasted returns per token", "wasted_returns_per_token", func(s *HerdSetting) float64 { return s.Figures.WastedReturnsPerToken }, ratio4},
+	{"wasted reads per token", "wasted_reads_per_token", func(s *HerdSetting) float64 { return s.Figures.WastedReadsPerToken }, ratio4},
+	{"waiters' sys CPU", "waiters_sys_ns", func(s *HerdSetting) float64 { return float64(s.WaiterUsage.System) }, Nanos},
+	{"waiters' sys CPU per token", "sys_ns_per_token", func(s *HerdSetting) float64 { return s.Figures.SystemPerToken }, Nanos},
+	{"waiters' user CPU per token", "user_ns_per_token", func(s *HerdSetting) float64 { return s.Figures.UserPerToken }, Nanos},
+	{"writer's sys CPU per token", "writer_sys_ns_per_token", func(s *HerdSetting) float64 { return s.Figures.WriterSystemPerToken }, Nanos},
 }
 
 // WriteText writes the settings side by side, one figure a line, with the
@@ -134,8 +134,8 @@ func (d *HerdDoc) WriteText(w io.Writer) error {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
 	p("--- herd: %s, %v measured per setting", herdShape(d.Waiters, d.Mode, d.Pipes, d.InFlight), d.Duration)
 	head := fmt.Sprintf("%-30s", "EPOLLEXCLUSIVE")
-	for i := range d.Sides {
-		head += fmt.Sprintf(" %12s", herd.OnOff(d.Sides[i].Setup.Exclusive))
+	for i := range d.Settings {
+		head += fmt.Sprintf(" %12s", herd.OnOff(d.Settings[i].Setup.Exclusive))
 	}
 	if d.Ratios != nil {
 		head += fmt.Sprintf(" %8s", "off/on")
@@ -143,27 +143,27 @@ func (d *HerdDoc) WriteText(w io.Writer) error {
 	p("%s", head)
 	for _, r := range herdRows {
 		line := fmt.Sprintf("%-30s", r.label)
-		for i := range d.Sides {
-			line += fmt.Sprintf(" %12s", r.show(r.value(&d.Sides[i])))
+		for i := range d.Settings {
+			line += fmt.Sprintf(" %12s", r.show(r.value(&d.Settings[i])))
 		}
 		if d.Ratios != nil {
 			v, ok := d.Ratios[r.key]
 			s := "n/a"
 			if ok {
-				s = g4(v)
+				s = ratio4(v)
 			}
 			line += fmt.Sprintf(" %8s", s)
 		}
 		p("%s", line)
 	}
 	line := fmt.Sprintf("%-30s", "tokens per waiter (min..max)")
-	for i := range d.Sides {
-		f := d.Sides[i].Figures
+	for i := range d.Settings {
+		f := d.Settings[i].Figures
 		line += fmt.Sprintf(" %12s", fmt.Sprintf("%d..%d", f.MinTokens, f.MaxTokens))
 	}
 	p("%s", line)
-	for i := range d.Sides {
-		s := &d.Sides[i]
+	for i := range d.Settings {
+		s := &d.Settings[i]
 		tk := s.Tokens
 		state := "measured"
 		if s.Interrupted {
@@ -174,8 +174,8 @@ func (d *HerdDoc) WriteText(w io.Writer) error {
 	}
 	p("wake-ups: the waiters' voluntary context switches (sleeps ended) less timeouts; returns: waits that returned a ready pipe")
 	lent := 0
-	if len(d.Sides) > 0 {
-		lent = d.Sides[0].Setup.GOMAXPROCS - d.Environment.GOMAXPROCS
+	if len(d.Settings) > 0 {
+		lent = d.Settings[0].Setup.GOMAXPROCS - d.Environment.GOMAXPROCS
 	}
 	p("machine        %s", MachineLine(d.Environment, lent))
 	return nil
@@ -191,8 +191,8 @@ func (d *HerdDoc) WriteCSV(w io.Writer) error {
 	}
 	_ = cw.Write(append(head, "min_waiter_tokens", "max_waiter_tokens", "sent", "received", "drained", "lost"))
 	u := func(x uint64) string { return strconv.FormatUint(x, 10) }
-	for i := range d.Sides {
-		s := &d.Sides[i]
+	for i := range d.Settings {
+		s := &d.Settings[i]
 		row := []string{herd.OnOff(s.Setup.Exclusive), strconv.Itoa(d.Waiters), d.Mode.String(), strconv.Itoa(d.Pipes),
 			strconv.Itoa(d.InFlight), strconv.FormatFloat(s.Elapsed.Seconds(), 'g', -1, 64), strconv.FormatBool(s.Interrupted)}
 		for _, r := range herdRows {

@@ -15,15 +15,15 @@ import (
 // wake-up with the flag on, and no waiter CPU) reads n/a in the text and is
 // left out of the JSON, never printed as a ratio of 0.
 func TestHerdRatioNotApplicable(t *testing.T) {
-	side := func(exclusive bool, voluntary int64) herd.Side {
-		return herd.Side{
+	side := func(exclusive bool, voluntary int64) herd.Setting {
+		return herd.Setting{
 			Setup:       herd.Setup{Exclusive: exclusive},
 			Totals:      herd.Counts{Tokens: 100, Returns: 100},
 			WaiterUsage: pipebench.Usage{Voluntary: voluntary},
 			Tokens:      pipebench.Tokens{Sent: 100, Received: 100},
 		}
 	}
-	res := &herd.Result{Sides: []herd.Side{side(false, 500), side(true, 0)}}
+	res := &herd.Result{Settings: []herd.Setting{side(false, 500), side(true, 0)}}
 	d := report.NewHerdDoc(herd.Config{Waiters: 4, Pipes: 1, InFlight: 1}, 0, res, envinfo.Environment{})
 	if v, ok := d.Ratios["wakeups_per_token"]; ok {
 		t.Errorf("wake-ups ratio %v over 0 wake-ups with the flag on: want it left out", v)

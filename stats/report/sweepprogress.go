@@ -51,8 +51,8 @@ func NewSweepProgress(w io.Writer, terminal bool, total int, guess time.Duration
 	return p
 }
 
-// Event takes a sweep event (use it as sweep.Options.OnEvent).
-func (p *SweepProgress) Event(e sweep.Event) {
+// Show takes a sweep's progress (use it as sweep.Options.OnProgress).
+func (p *SweepProgress) Show(e sweep.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	eta := sweep.ETA(e, p.guess)

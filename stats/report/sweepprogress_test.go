@@ -12,10 +12,10 @@ func TestProgressPlainLines(t *testing.T) {
 	var b strings.Builder
 	p := NewSweepProgress(&b, false, 2, time.Second)
 	pt := sweep.Point{Key: sweep.Key{Backend: "epoll", Pipes: 10, InFlight: 1}, EventsPerSec: 12345}
-	p.Event(sweep.Event{Kind: sweep.Started, Key: pt.Key, Total: 2})
-	p.Event(sweep.Event{Kind: sweep.Tick, Key: pt.Key, Total: 2, Elapsed: time.Second, InPoint: time.Second})
-	p.Event(sweep.Event{Kind: sweep.Finished, Key: pt.Key, Done: 1, Total: 2, Elapsed: 2 * time.Second, Point: &pt})
-	p.Event(sweep.Event{Kind: sweep.Finished, Key: sweep.Key{Backend: "poll", Pipes: 20000, InFlight: 1}, Done: 2, Total: 2, Elapsed: 2 * time.Second, Skipped: "needs 40010 descriptors"})
+	p.Show(sweep.Progress{Kind: sweep.Started, Key: pt.Key, Total: 2})
+	p.Show(sweep.Progress{Kind: sweep.Tick, Key: pt.Key, Total: 2, Elapsed: time.Second, InPoint: time.Second})
+	p.Show(sweep.Progress{Kind: sweep.Finished, Key: pt.Key, Done: 1, Total: 2, Elapsed: 2 * time.Second, Point: &pt})
+	p.Show(sweep.Progress{Kind: sweep.Finished, Key: sweep.Key{Backend: "poll", Pipes: 20000, InFlight: 1}, Done: 2, Total: 2, Elapsed: 2 * time.Second, Skipped: "needs 40010 descriptors"})
 	p.Close()
 	want := "sweep 1/2 (2s elapsed, ETA 2s): epoll at 10 pipes, -l 1: 12345 evts/sec\n" +
 		"sweep 2/2 (2s elapsed, ETA 0s): poll at 20000 pipes, -l 1: skipped: needs 40010 descriptors\n"
@@ -28,8 +28,8 @@ func TestProgressBar(t *testing.T) {
 	var b strings.Builder
 	p := NewSweepProgress(&b, true, 4, time.Second)
 	pt := sweep.Point{Key: sweep.Key{Backend: "epoll", Pipes: 10, InFlight: 1}, EventsPerSec: 1}
-	p.Event(sweep.Event{Kind: sweep.Started, Key: pt.Key, Total: 4})
-	p.Event(sweep.Event{Kind: sweep.Finished, Key: pt.Key, Done: 1, Total: 4, Elapsed: time.Second, Point: &pt})
+	p.Show(sweep.Progress{Kind: sweep.Started, Key: pt.Key, Total: 4})
+	p.Show(sweep.Progress{Kind: sweep.Finished, Key: pt.Key, Done: 1, Total: 4, Elapsed: time.Second, Point: &pt})
 	out := b.String()
 	for _, want := range []string{"(1/4)", "25%", "ETA 3s", "\r"} {
 		if !strings.Contains(out, want) {

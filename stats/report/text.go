@@ -132,19 +132,19 @@ func (t *Text) RunDone(r *summary.Run) error {
 	if s.Applies {
 		pc := s.PerCall
 		t.printf("samples/call   %s  (%d readiness calls, %d empty)", g6(s.SamplesPerCall), pc.Calls, pc.Empty)
-		t.printf("ready/call     mean %s  p50 %s  p90 %s  p99 %s  max %d", g4(pc.Mean), sig(pc.P50), sig(pc.P90), sig(pc.P99), pc.Max)
+		t.printf("ready/call     mean %s  p50 %s  p90 %s  p99 %s  max %d", ratio4(pc.Mean), sig(pc.P50), sig(pc.P90), sig(pc.P99), pc.Max)
 	} else {
 		t.printf("samples/call   n/a  (no readiness call)")
 	}
-	t.printf("per event      calls %s  wait syscalls %s  reads %s  writes %s  ctl %s  writer waits %s", g4(s.CallsPerEvent), g4(s.WaitSyscallsPerEvent),
-		g4(s.ReadsPerEvent), g4(s.WritesPerEvent), g4(s.CtlPerEvent), g4(s.WriterWaitsPerEvent))
+	t.printf("per event      calls %s  wait syscalls %s  reads %s  writes %s  ctl %s  writer waits %s", ratio4(s.CallsPerEvent), ratio4(s.WaitSyscallsPerEvent),
+		ratio4(s.ReadsPerEvent), ratio4(s.WritesPerEvent), ratio4(s.CtlPerEvent), ratio4(s.WriterWaitsPerEvent))
 	if ch := res.Totals.Changes; ch > 0 {
-		t.printf("churn          %d changes, %s ctl calls per change", ch, g4(float64(res.Totals.Ctl)/float64(ch)))
+		t.printf("churn          %d changes, %s ctl calls per change", ch, ratio4(float64(res.Totals.Ctl)/float64(ch)))
 	}
 	t.printf("%-18s %9s %9s %9s %10s %10s %11s %11s", "cost", "cpu/evt", "user/evt", "sys/evt", "vol cs/s", "invol cs/s", "vol cs/evt", "invol cs/evt")
 	for _, c := range s.Costs {
 		t.printf("  %-16s %9s %9s %9s %10.1f %10.1f %11s %11s", c.Who, Nanos(c.CPUPerEvent), optNanos(c.UserPerEvent), optNanos(c.SystemPerEvent),
-			c.VoluntaryPerSec, c.InvoluntaryPerSec, g4(c.VoluntaryPerEvent), g4(c.InvoluntaryPerEvent))
+			c.VoluntaryPerSec, c.InvoluntaryPerSec, ratio4(c.VoluntaryPerEvent), ratio4(c.InvoluntaryPerEvent))
 	}
 	if l := s.Latency; l != nil {
 		t.printf("latency        p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%d tokens, write to read)",
@@ -227,7 +227,9 @@ func MachineLine(e envinfo.Environment, lent int) string {
 // trailing zeros.
 func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
-func g4(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+// ratio4 prints a ratio (per event, per call, per token) with four significant
+// digits: 1.002, 0.3333.
+func ratio4(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
 
 // sig prints a histogram quantile, already rounded to the digits the
 // histogram holds (stats.HistDigits), without an exponent: 3, 1230.
@@ -266,5 +268,5 @@ func window(res *pipebench.Result) string {
 	return fmt.Sprintf("%v measured", d)
 }
 
-// f0 prints a rate as a whole number: 31539.
-func f0(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }
+// wholeRate prints a rate as a whole number: 31539.
+func wholeRate(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }

@@ -11,11 +11,11 @@ import (
 	"github.com/pipebench/pipebench/internal/osthread"
 )
 
-// The board is shared memory (a memfd mapped by the measuring process and by
-// every waiter process) holding one slot of counters per waiter. A waiter
-// adds to its slot once per epoll_wait, never per read; the measuring
-// process reads the slots at every interval. Threads use the same board, so
-// there is one way of counting.
+// The shared counts are shared memory (a memfd mapped by the measuring
+// process and by every waiter process) holding one row of counters per
+// waiter (waiterCounts). A waiter adds to its row once per epoll_wait, never
+// per read; the measuring process reads the rows at every interval. Threads
+// use the same shared counts, so there is one way of counting.
 const (
 	fReady         = iota // 1 once the waiter's epoll set is complete
 	fDone                 // 1 once the waiter has stopped and stored its usage
@@ -32,22 +32,22 @@ const (
 	fSystem               // its system CPU, ns
 	fVoluntary            // its voluntary context switches
 	fInvoluntary          // its involuntary context switches
-	slotWords      = 16   // 128 bytes: two cache lines, no false sharing
+	rowWords       = 16   // 128 bytes: two cache lines, no false sharing
 )
 
-type slot [slotWords]uint64
+type waiterCounts [rowWords]uint64
 
-func (s *slot) add(f int, v uint64)   { atomic.AddUint64(&s[f], v) }
-func (s *slot) store(f int, v uint64) { atomic.StoreUint64(&s[f], v) }
-func (s *slot) load(f int) uint64     { return atomic.LoadUint64(&s[f]) }
-func (s *slot) storeUsage(u osthread.Usage) {
+func (s *waiterCounts) add(f int, v uint64)   { atomic.AddUint64(&s[f], v) }
+func (s *waiterCounts) store(f int, v uint64) { atomic.StoreUint64(&s[f], v) }
+func (s *waiterCounts) load(f int) uint64     { return atomic.LoadUint64(&s[f]) }
+func (s *waiterCounts) storeUsage(u osthread.Usage) {
 	s.store(fUser, uint64(u.User))
 	s.store(fSystem, uint64(u.System))
 	s.store(fVoluntary, uint64(u.Voluntary))
 	s.store(fInvoluntary, uint64(u.Involuntary))
 }
 
-func (s *slot) usage() osthread.Usage {
+func (s *waiterCounts) usage() osthread.Usage {
 	return osthread.Usage{
 		User:        time.Duration(s.load(fUser)),
 		System:      time.Duration(s.load(fSystem)),
@@ -56,7 +56,7 @@ func (s *slot) usage() osthread.Usage {
 	}
 }
 
-func (s *slot) counts() Counts {
+func (s *waiterCounts) counts() Counts {
 	return Counts{
 		Waits: s.load(fWaits), Returns: s.load(fReturns), Timeouts: s.load(fTimeouts),
 		Events: s.load(fEvents), Tokens: s.load(fTokens),
@@ -65,23 +65,23 @@ func (s *slot) counts() Counts {
 	}
 }
 
-type board struct {
-	fd    int
-	mem   []byte
-	slots []slot
+type sharedCounts struct {
+	fd      int
+	mem     []byte
+	waiters []waiterCounts
 }
 
-// newBoard makes a zeroed board of k slots.
-func newBoard(k int) (*board, error) {
+// newSharedCounts makes zeroed shared counts for k waiters.
+func newSharedCounts(k int) (*sharedCounts, error) {
 	fd, err := unix.MemfdCreate("pipebench-herd", unix.MFD_CLOEXEC)
 	if err != nil {
-		return nil, fmt.Errorf("memfd_create for the counters board: %w", err)
+		return nil, fmt.Errorf("memfd_create for the shared counts: %w", err)
 	}
-	if err := unix.Ftruncate(fd, int64(k*int(unsafe.Sizeof(slot{})))); err != nil {
+	if err := unix.Ftruncate(fd, int64(k*int(unsafe.Sizeof(waiterCounts{})))); err != nil {
 		unix.Close(fd)
-		return nil, fmt.Errorf("size the counters board: %w", err)
+		return nil, fmt.Errorf("size the shared counts: %w", err)
 	}
-	b, err := mapBoard(fd, k)
+	b, err := mapSharedCounts(fd, k)
 	if err != nil {
 		unix.Close(fd)
 		return nil, err
@@ -89,36 +89,36 @@ func newBoard(k int) (*board, error) {
 	return b, nil
 }
 
-// mapBoard maps the board in fd, made by newBoard for k slots.
-func mapBoard(fd, k int) (*board, error) {
-	size := k * int(unsafe.Sizeof(slot{}))
+// mapSharedCounts maps the shared counts in fd, made by newSharedCounts for k waiters.
+func mapSharedCounts(fd, k int) (*sharedCounts, error) {
+	size := k * int(unsafe.Sizeof(waiterCounts{}))
 	mem, err := unix.Mmap(fd, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("map the counters board (%d bytes): %w", size, err)
+		return nil, fmt.Errorf("map the shared counts (%d bytes): %w", size, err)
 	}
 	// The mapping is page-aligned, so every word is aligned for atomics.
-	return &board{fd: fd, mem: mem, slots: unsafe.Slice((*slot)(unsafe.Pointer(&mem[0])), k)}, nil
+	return &sharedCounts{fd: fd, mem: mem, waiters: unsafe.Slice((*waiterCounts)(unsafe.Pointer(&mem[0])), k)}, nil
 }
 
-func (b *board) close() {
-	b.slots = nil
+func (b *sharedCounts) close() {
+	b.waiters = nil
 	_ = unix.Munmap(b.mem)
 	unix.Close(b.fd)
 }
 
-// sum adds up the counts of every slot.
-func (b *board) sum() Counts {
+// sum adds up the counts of every waiter.
+func (b *sharedCounts) sum() Counts {
 	var c Counts
-	for i := range b.slots {
-		c = c.Add(b.slots[i].counts())
+	for i := range b.waiters {
+		c = c.Add(b.waiters[i].counts())
 	}
 	return c
 }
 
-// all reports whether field f is set in every slot.
-func (b *board) all(f int) bool {
-	for i := range b.slots {
-		if b.slots[i].load(f) == 0 {
+// all reports whether field f is set in every waiter's row.
+func (b *sharedCounts) all(f int) bool {
+	for i := range b.waiters {
+		if b.waiters[i].load(f) == 0 {
 			return false
 		}
 	}
