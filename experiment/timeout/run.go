@@ -196,8 +196,15 @@ func measure(cfg *Config, sleepers []sleeper, res *Result) error {
 }
 
 // sample adds one overshoot to p, retrying a sleep a signal cut short.
+//
+// Before each sleep it yields (runtime.Gosched), outside the measured time:
+// a raw sleep keeps its P, so the runtime's sysmon counts the sleeper as a
+// goroutine that has been running since it last yielded, and signals it
+// every 10 ms to preempt it. Yielding between samples restarts that count,
+// so that only a sleep that itself outlasts 10 ms is cut short.
 func sample(s sleeper, p *Point) error {
 	for {
+		runtime.Gosched()
 		t0 := time.Now()
 		err := s.sleep(p.Requested)
 		took := time.Since(t0)
