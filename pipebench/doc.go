@@ -5,8 +5,11 @@
 // epoll and later mechanisms are measured on exactly the same workload.
 //
 // The Backend interface is the contract every mechanism implements; Run is
-// the whole benchmark. The hot loop only increments counters: no allocation,
-// lock, channel operation or clock read per event.
+// the whole benchmark. Beside them: the reader, the writers and the writer
+// process, the descriptor limits, the counters, the Result, one set of error
+// types (ConfigError, LimitError, TokenLossError, StallError), and Bypass,
+// the backend that makes no readiness call. The hot loop only increments
+// counters: no allocation, lock, channel operation or clock read per event.
 //
 // Imports: stats, internal/fdlimit, internal/osthread, internal/tokens and
 // internal/waitcall; never a backend, stats/report or an experiment.

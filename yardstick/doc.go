@@ -11,5 +11,7 @@
 // accounting and its descriptor budgets (never its speed). See README.md.
 //
 // Imports: nothing; it is a C program, compare.sh and a test that builds
-// both.
+// both. It stays at the top level, a peer program set beside the command
+// rather than Go code the module imports: users run yardstick/compare.sh
+// by that path.
 package yardstick

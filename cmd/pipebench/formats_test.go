@@ -139,7 +139,8 @@ func TestOutputFileCheckedBeforeRun(t *testing.T) {
 
 // TestBenchstatAcceptsTwoRuns feeds two -format bench -count outputs to
 // benchstat itself (golang.org/x/perf/cmd/benchstat, built from the module
-// cache), as README's A/B recipe does: two kernels, hence -ignore kernel.
+// cache), as docs/output.md's benchstat recipe does: two kernels, hence
+// -ignore kernel.
 func TestBenchstatAcceptsTwoRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds benchstat")

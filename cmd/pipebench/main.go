@@ -1,10 +1,13 @@
 // Command pipebench measures how Linux tells a program that a descriptor is
-// ready (select, poll, epoll) on a token-passing workload across thousands of
-// pipes, and prints epoll_pipe_bench's familiar lines and a summary.
+// ready (select, poll, epoll, io_uring, the Go netpoller) on a token-passing
+// workload across thousands of pipes, and prints epoll_pipe_bench's familiar
+// lines and a summary.
 //
 //	pipebench -n 10000 -l 10
 //
-// Run pipebench -h for the flags; README.md explains the output.
+// Run pipebench -h for the flags; docs/output.md explains the output. The
+// command holds the flags, the subcommands (sweep, herd, timeout, top) and
+// the one backend table; it calls the packages and writes what they return.
 //
 // containermaxprocs=0 keeps the runtime from holding two cgroup files open
 // for the whole run (Go 1.25+): at -n 9996 in one process every descriptor

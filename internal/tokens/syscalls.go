@@ -60,7 +60,8 @@ func (e *shortWriteError) Error() string {
 //     where a signal ends the sleep: a stop-the-world that had stopped the
 //     reader would otherwise wait for credits that only the reader sends.
 //     It sleeps in ppoll(2), then reads (pollingRead): one system call more
-//     per sleep than C's read, measured in README's Speed section.
+//     per sleep than C's read (the yardstick's -credit-wait read shows
+//     what it costs: yardstick/README.md).
 
 // sleepingRead reads fd, a blocking descriptor, retrying EINTR, and counts
 // every read in reads (the read is the wait: no ppoll).

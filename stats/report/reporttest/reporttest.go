@@ -12,7 +12,8 @@
 // exactly when it failed, was interrupted before its duration, or has no
 // interval after warm-up or no events.
 //
-// Imports: stats/report, pipebench and stats.
+// Imports: stats/report, stats/summary, pipebench, stats and
+// internal/envinfo.
 package reporttest
 
 import (
