@@ -6,6 +6,7 @@
 #   yardstick/compare.sh -b epoll -n 10,1000   # the rows of the default table that match
 #   yardstick/compare.sh "-b epoll -n 10 -l 1 -writer self" "taskset=0 -b poll -n 1000 -l 0 -writer thread"
 #   yardstick/compare.sh -list [filters]       # the rows and the expected duration; measures nothing
+#   yardstick/compare.sh herd|timeout [...]    # the experiments: see compare-experiments.sh
 #
 # Filters, each a comma-separated list matched exactly against a row's
 # flags: -b, -writer, -n, -l; -taskset yes|no keeps the rows confined to one
@@ -37,10 +38,13 @@
 # counted at the end.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-lock=/tmp/pipebench-measure.lock
+# The herd and timeout experiments have their own comparison.
+case ${1:-} in
+herd | timeout) exec "$here/compare-experiments.sh" "$@" ;;
+esac
+source "$here/compare-lib.sh"
 DUR=${DUR:-3s}
 REPS=${REPS:-3}
-QUIET=${QUIET:-30}
 TASKSET=${TASKSET:-}
 
 usage() {
@@ -75,21 +79,7 @@ if [[ -n ${want[-taskset]:-} && ${want[-taskset]} != yes && ${want[-taskset]} !=
 	exit 2
 fi
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: REPS=$REPS: want a positive integer" >&2; exit 2; }
-[[ $QUIET =~ ^[0-9]+$ ]] || { echo "compare.sh: QUIET=$QUIET: want a number of seconds" >&2; exit 2; }
 
-# dur_secs prints a Go-style duration (3s, 500ms, 1m30s) in seconds.
-dur_secs() {
-	awk -v d="$1" 'BEGIN {
-		t = 0; s = d
-		while (match(s, /^[0-9.]+(ns|us|ms|s|m|h)/)) {
-			tok = substr(s, 1, RLENGTH); s = substr(s, RLENGTH + 1)
-			match(tok, /[a-z]+$/); u = substr(tok, RSTART); v = substr(tok, 1, RSTART - 1) + 0
-			t += v * (u == "ns" ? 1e-9 : u == "us" ? 1e-6 : u == "ms" ? 1e-3 : u == "s" ? 1 : u == "m" ? 60 : 3600)
-		}
-		if (s != "" || t <= 0) exit 1
-		print t
-	}'
-}
 dur=$(dur_secs "$DUR") || { echo "compare.sh: DUR=$DUR: want a duration such as 3s or 500ms" >&2; exit 2; }
 
 if ((${#configs[@]} == 0)); then
@@ -170,22 +160,15 @@ if ((list)); then
 	exit 0
 fi
 
-if [[ -z ${YARDSTICK_LOCKED:-} ]]; then
-	YARDSTICK_LOCKED=1 exec flock -o "$lock" "$here/compare.sh" "${orig[@]}"
-fi
+take_lock "$here/compare.sh" "${orig[@]}"
 cd "$here/.."
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/pipebench" ./cmd/pipebench
-gcc -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$tmp/yardstick" yardstick/c/yardstick.c
+build_all "$tmp"
 
 # The header says where the table was measured.
-commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-git diff --quiet HEAD 2>/dev/null || commit+="+changes"
-cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-clock=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC')  Linux $(uname -r)  ${cpu:-unknown CPU}  nproc $(nproc)  clock $clock  fds $(ulimit -Hn)  REPS=$REPS DUR=$DUR  commit $commit"
+header "REPS=$REPS DUR=$DUR"
 echo "# $(estimate ${#rows[@]})"
 
 # Each distinct configuration once, briefly, by both programs: leave out
@@ -212,30 +195,6 @@ for cfg in "${rows[@]}"; do
 done
 ((${#kept[@]} > 0)) || { echo "compare.sh: every row was left out" >&2; exit 1; }
 ((${#kept[@]} == ${#rows[@]})) || echo "# $(estimate ${#kept[@]})"
-
-# median_of prints the median of its arguments.
-median_of() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
-
-# idle reports whether the machine was at least 90% idle over one second.
-idle() {
-	local a b
-	read -ra a </proc/stat
-	sleep 1
-	read -ra b </proc/stat
-	local total=0 i
-	for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
-	local idle=$((b[4] + b[5] - a[4] - a[5]))
-	((total > 0 && 100 * idle >= 90 * total))
-}
-
-# quiet waits up to QUIET seconds for an idle second; it fails if none came.
-quiet() {
-	local t0=$SECONDS
-	while ((SECONDS - t0 < QUIET)); do
-		idle && return 0
-	done
-	return 1
-}
 
 # one runs a program on the configuration split into cpus and args and
 # prints the median evts/sec of its summary, with a * when the machine was
@@ -276,8 +235,5 @@ for cfg in "${kept[@]}"; do
 	awk -v x="$ratio" 'BEGIN {exit !(x < 0.95)}' && below=$((below + 1))
 	printf '%-52s %10.0f %10.0f %7.3f   %s | %s\n' "$cfg" "$mp" "$mc" "$ratio" "${pb[*]}" "${c[*]}"
 done
-took=$((SECONDS - t_start))
-((took < 90)) && took="${took}s" || took="$(((took + 30) / 60)) min"
-echo "# ${#kept[@]} rows in $took; $below with pipebench below 0.95 of C"
-((noisy == 0)) || echo "* $noisy runs started on a busy machine (no idle second within ${QUIET}s)"
-((failed == 0)) || { echo "compare.sh: $failed rows failed" >&2; exit 1; }
+echo "# ${#kept[@]} rows in $(took $t_start); $below with pipebench below 0.95 of C"
+closing

@@ -36,19 +36,23 @@ func TestMain(m *testing.M) {
 
 // build compiles c/yardstick.c into a temporary directory, or skips the test
 // when there is no gcc.
-func build(t *testing.T) string {
+func build(t *testing.T) string { return buildC(t, "yardstick", "yardstick") }
+
+// buildC compiles c/src.c into a temporary directory as bin, or skips the
+// test when there is no gcc.
+func buildC(t *testing.T, src, bin string) string {
 	t.Helper()
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
-		t.Skipf("gcc not found, cannot build the C yardstick: %v", err)
+		t.Skipf("gcc not found, cannot build the C program c/%s.c: %v", src, err)
 	}
-	bin := filepath.Join(t.TempDir(), "yardstick")
+	path := filepath.Join(t.TempDir(), bin)
 	out, err := exec.Command(gcc, "-O2", "-std=c11", "-Wall", "-Wextra", "-Werror", "-pthread",
-		"-o", bin, filepath.Join("c", "yardstick.c")).CombinedOutput()
+		"-o", path, filepath.Join("c", src+".c")).CombinedOutput()
 	if err != nil {
 		t.Fatalf("gcc: %v\n%s", err, out)
 	}
-	return bin
+	return path
 }
 
 // run starts the yardstick and returns its exit status and outputs; it

@@ -31,30 +31,18 @@
  * Build: gcc -O2 -std=c11 -Wall -Wextra -Werror -pthread -o yardstick yardstick.c
  */
 #define _GNU_SOURCE
-#include <errno.h>
+#define PROG "yardstick"
+#include "common.h"
+
 #include <fcntl.h>
-#include <inttypes.h>
 #include <linux/io_uring.h>
-#include <poll.h>
-#include <pthread.h>
-#include <dirent.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdatomic.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #ifndef __NR_io_uring_setup
 #define __NR_io_uring_setup 425
@@ -67,11 +55,9 @@ enum { READ_SIZE = 1024 };          /* one read takes at most this much */
 enum { MAX_EVENTS = 65536 };        /* epoll_wait reports at most this many */
 enum { MAX_IN_FLIGHT = 4096 };      /* as pipebench's -l bound */
 enum { MAX_PIPES = 1000000 };
-enum { CREDIT_PIPE_SIZE = 1 << 16 };
 enum { CHECK_EVERY = 1024 };        /* unbounded writes between looks for the stop word */
 enum { BATCH_FDS = 250 };           /* write ends per message to the writer process */
 static const int WAIT_TIMEOUT_MS = 100;
-static const uint64_t STOP_CREDIT = ~(uint64_t)0;
 
 enum backend { B_EPOLL, B_EPOLL_ET, B_POLL, B_SELECT, B_URING };
 static const char *const backend_names[] = {"epoll", "epoll-et", "poll", "select", "uring"};
@@ -80,7 +66,7 @@ static const char *const writer_names[] = {"self", "thread", "process"};
 
 /* How a bounded writer sleeps until credits come back (-credit-wait):
  * pipebench's choice (auto) is ppoll then read for a writer thread, read
- * alone for a writer process (pipebench/syscalls.go says why). */
+ * alone for a writer process (internal/tokens/syscalls.go says why). */
 enum credit_wait { CW_AUTO, CW_READ, CW_PPOLL };
 static const char *const credit_wait_names[] = {"auto", "read", "ppoll"};
 
@@ -94,96 +80,6 @@ struct config {
 	uint64_t seed;
 	int64_t duration_ns, interval_ns;
 };
-
-/* ---- failures ---------------------------------------------------------- */
-
-static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fflush(stdout);
-	fputs("yardstick: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-	fflush(stdout);
-	fputs("yardstick: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(1);
-}
-
-/* The first failure of the reader or writer thread; the run then ends. */
-static pthread_mutex_t fail_mu = PTHREAD_MUTEX_INITIALIZER;
-static char fail_msg[512];
-static atomic_int failed;
-static atomic_int stop;
-static volatile sig_atomic_t interrupted;
-
-static void fail(const char *fmt, ...)
-{
-	va_list ap;
-	pthread_mutex_lock(&fail_mu);
-	if (!atomic_load(&failed)) {
-		va_start(ap, fmt);
-		vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
-		va_end(ap);
-		atomic_store(&failed, 1);
-	}
-	pthread_mutex_unlock(&fail_mu);
-	atomic_store(&stop, 1);
-}
-
-/* ---- the route ----------------------------------------------------------- */
-
-struct router {
-	uint64_t state, n, last;
-	int next;
-};
-
-static struct router router_new(int next, uint64_t seed, int pipes)
-{
-	/* splitmix64 turns any seed, 0 included, into a valid xorshift state */
-	uint64_t z = seed + 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	z ^= z >> 31;
-	if (z == 0)
-		z = 1;
-	return (struct router){.state = z, .n = (uint64_t)pipes, .next = next};
-}
-
-/* pick: xorshift64*, reduced to [0, n) by multiply-shift; or i+1. */
-static inline uint32_t pick(struct router *r)
-{
-	if (r->next) {
-		if (++r->last >= r->n)
-			r->last = 0;
-		return (uint32_t)r->last;
-	}
-	uint64_t x = r->state;
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	r->state = x;
-	uint64_t v = (x * 0x2545f4914f6cdd1dULL) >> 32;
-	return (uint32_t)((v * r->n) >> 32);
-}
-
-static inline uint32_t after(struct router *r, uint32_t i)
-{
-	if (r->next)
-		r->last = i;
-	return pick(r);
-}
 
 /* ---- counters: written by the reader once per call, read by main -------- */
 
@@ -379,13 +275,6 @@ static inline int uring_reap(void)
 	}
 	__atomic_store_n(ur.cq_head, head, __ATOMIC_RELEASE);
 	return err ? -1 : k;
-}
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static inline int uring_wait(void)
@@ -691,8 +580,6 @@ struct reader_args {
 	struct counts final;
 };
 
-static const char token = 't';
-
 /*
  * reader is pipebench's reader.loop and handle: wait; read each reported
  * pipe once (edge-triggered: until a short read or EAGAIN, and only a first
@@ -780,69 +667,6 @@ out:
 }
 
 /* ---- the writer: a thread, or the loop of the writer process ---------------- */
-
-struct writer_state {
-	const int *wfds;
-	struct router route;
-	int in_flight; /* 0: unbounded */
-	int credit_r;
-	int poll_first; /* sleep in ppoll, then read (credit_r non-blocking) */
-	uint64_t sent, full;
-	char err[256];
-};
-
-/* writer_run is pipebench's writer.run: one token per credit, then a wait
- * for credits on the credit pipe (a blocking read, or ppoll then a read),
- * until the stop word. It returns 0 at
- * the stop word, -1 with w->err set on a failure. */
-static int writer_run(struct writer_state *w)
-{
-	const int *fds = w->wfds;
-	uint64_t have = (uint64_t)w->in_flight, sent = 0;
-	static uint64_t buf[512];
-	int rc = -1;
-	for (;;) {
-		for (; have > 0; have--) {
-			uint32_t j = pick(&w->route);
-			if (write(fds[j], &token, 1) != 1) {
-				snprintf(w->err, sizeof w->err, "writer: write token to pipe %u (fd %d): %s", j, fds[j], strerror(errno));
-				goto out;
-			}
-			sent++;
-		}
-		ssize_t n;
-		for (;;) {
-			if (w->poll_first) {
-				struct pollfd pfd = {.fd = w->credit_r, .events = POLLIN};
-				if (ppoll(&pfd, 1, NULL, NULL) < 0 && errno != EINTR) {
-					n = -1;
-					break;
-				}
-			}
-			n = read(w->credit_r, buf, sizeof buf);
-			if (n >= 0 || (errno != EINTR && !(w->poll_first && errno == EAGAIN)))
-				break;
-		}
-		if (n < 0) {
-			snprintf(w->err, sizeof w->err, "writer: read credits: %s", strerror(errno));
-			goto out;
-		}
-		if (n == 0 || n % 8 != 0) {
-			snprintf(w->err, sizeof w->err, "writer: %s on the credit pipe", n == 0 ? "end of file" : "torn credit word");
-			goto out;
-		}
-		for (ssize_t i = 0; i < n / 8; i++) {
-			if (buf[i] == STOP_CREDIT) {
-				rc = 0;
-				goto out;
-			}
-			have += buf[i];
-		}
-	}
-out:
-	w->sent = sent;
-	return rc;
-}
 
 /* writer_unbounded is pipebench's writer.unbounded: write a token to the
  * next pipe without waiting; a pipe that is full (EAGAIN) counts as full,
@@ -1149,97 +973,21 @@ static void end_child(void)
 
 /* ---- flags ----------------------------------------------------------------- */
 
-static long long parse_int(const char *flag, const char *s, long long lo, long long hi)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		usage_error("%s %s: want an integer from %lld to %lld", flag, s, lo, hi);
-	return v;
-}
-
-/* parse_duration takes Go's forms: "0" or one or more number+unit ("1m30s",
- * "1.5s", "300ms"); units ns, us, ms, s, m, h. */
-static int64_t parse_duration(const char *flag, const char *s)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
-	if (strcmp(s, "0") == 0)
-		return 0;
-	double total = 0;
-	const char *p = s;
-	if (!*p)
-		goto bad;
-	while (*p) {
-		char *end;
-		if (!(*p >= '0' && *p <= '9') && *p != '.')
-			goto bad;
-		double v = strtod(p, &end);
-		if (end == p)
-			goto bad;
-		p = end;
-		size_t len = 0;
-		while (p[len] && !(p[len] >= '0' && p[len] <= '9') && p[len] != '.')
-			len++;
-		size_t u;
-		for (u = 0; u < sizeof units / sizeof units[0]; u++)
-			if (strlen(units[u].unit) == len && strncmp(p, units[u].unit, len) == 0)
-				break;
-		if (u == sizeof units / sizeof units[0])
-			goto bad;
-		total += v * units[u].ns;
-		p += len;
-	}
-	if (total > 24 * 3600e9)
-		goto bad;
-	return (int64_t)total;
-bad:
-	usage_error("%s %s: want a duration such as 3s or 500ms", flag, s);
-	return 0;
-}
-
-static int parse_choice(const char *flag, const char *s, const char *const *names, int n, const char *want)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(s, names[i]) == 0)
-			return i;
-	usage_error("%s %s: want %s", flag, s, want);
-	return 0;
-}
-
 static struct config parse_flags(int argc, char **argv)
 {
 	struct config c = {.pipes = 1000, .in_flight = 1, .warmup = 1, .backend = B_EPOLL,
 			   .writer = W_THREAD, .seed = 1, .duration_ns = 10000000000LL, .writer_threads = 2,
 			   .interval_ns = 1000000000LL};
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (a[0] != '-' || a[1] == 0)
-			usage_error("unexpected argument \"%s\": yardstick takes flags only", a);
-		a += (a[1] == '-') ? 2 : 1; /* -flag and --flag, as Go's flag package */
-		char name[32];
-		const char *val = strchr(a, '=');
-		size_t len = val ? (size_t)(val - a) : strlen(a);
-		if (len >= sizeof name)
-			len = sizeof name - 1;
-		memcpy(name, a, len);
-		name[len] = 0;
-		if (strcmp(name, "h") == 0 || strcmp(name, "help") == 0) {
+	char name[32];
+	const char *val;
+	for (int i = 1, r; (r = next_flag(argc, argv, &i, name, &val)) != 0;) {
+		if (r < 0) {
 			printf("usage: yardstick [-n pipes] [-l tokens, 0 = unbounded] [-b epoll|epoll-et|poll|select|uring]\n"
 			       "                 [-writer self|thread|process] [-route random|next] [-seed S]\n"
 			       "                 [-d duration] [-i interval] [-warmup K]\n"
 			       "                 [-credit-wait auto|read|ppoll] [-writer-threads N]\n");
 			exit(0);
 		}
-		if (val)
-			val++;
-		else if (i + 1 < argc)
-			val = argv[++i];
-		else
-			usage_error("-%s: flag needs an argument", name);
 		if (strcmp(name, "n") == 0)
 			c.pipes = (int)parse_int("-n", val, 1, MAX_PIPES);
 		else if (strcmp(name, "l") == 0)
@@ -1304,20 +1052,6 @@ static void need(enum writer w, unsigned long long base, int bfds, unsigned long
 	}
 }
 
-/* open_fds counts the descriptors open now, as pipebench's OpenFDs. */
-static unsigned long long open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	if (!d)
-		die("count open descriptors: /proc/self/fd: %s", strerror(errno));
-	unsigned long long n = 0;
-	for (struct dirent *e; (e = readdir(d)) != NULL;)
-		if (e->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n - 1; /* the directory's own descriptor */
-}
-
 static void check_limit(const struct config *cfg, unsigned long long limit)
 {
 	int bfds = backend_fds(cfg->backend);
@@ -1340,24 +1074,6 @@ static void check_limit(const struct config *cfg, unsigned long long limit)
 
 /* ---- setup, measurement, teardown --------------------------------------------- */
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *xs, int n)
-{
-	qsort(xs, (size_t)n, sizeof *xs, cmp_double);
-	return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
-}
-
 static uint64_t drain(void)
 {
 	static char buf[65536];
@@ -1374,8 +1090,6 @@ static uint64_t drain(void)
 		}
 	return total;
 }
-
-static double per(uint64_t x, uint64_t events) { return events ? (double)x / (double)events : 0; }
 
 /* make_pipes makes every pipe and registers its read end. In process mode
  * each batch of write ends goes to the writer and is closed here. */
@@ -1416,15 +1130,8 @@ int main(int argc, char **argv)
 	 * rather than killing the process (the writer process's death). */
 	signal(SIGPIPE, SIG_IGN);
 
-	struct rlimit lim;
-	if (getrlimit(RLIMIT_NOFILE, &lim) < 0)
-		die("getrlimit RLIMIT_NOFILE: %s", strerror(errno));
-	if (lim.rlim_cur < lim.rlim_max) {
-		lim.rlim_cur = lim.rlim_max;
-		if (setrlimit(RLIMIT_NOFILE, &lim) < 0)
-			die("raise RLIMIT_NOFILE to %llu: %s", (unsigned long long)lim.rlim_max, strerror(errno));
-	}
-	check_limit(&cfg, (unsigned long long)lim.rlim_cur);
+	unsigned long long limit = raise_nofile();
+	check_limit(&cfg, limit);
 
 	int64_t t_setup = now_ns();
 	rfds = calloc((size_t)cfg.pipes, sizeof *rfds);
@@ -1434,7 +1141,7 @@ int main(int argc, char **argv)
 		die("out of memory for %d pipes", cfg.pipes);
 	/* The backend first: what this kernel lacks is refused before any pipe
 	 * or process is made. */
-	int maxfd = lim.rlim_cur > (rlim_t)INT32_MAX ? INT32_MAX - 1 : (int)lim.rlim_cur - 1;
+	int maxfd = limit > (unsigned long long)INT32_MAX ? INT32_MAX - 1 : (int)limit - 1;
 	backend_open(cfg.backend, cfg.pipes, maxfd);
 	int credit_r = -1, credit_w = -1;
 	if (cfg.writer != W_SELF) {
@@ -1493,11 +1200,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	/* Signals go to the main thread only: the others block them. */
-	sigset_t sigs, old;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, &old);
+	sigset_t old;
+	block_signals(&old);
 	pthread_barrier_t start;
 	pthread_barrier_init(&start, NULL, cfg.writer == W_THREAD ? 3 : 2);
 	struct reader_args ra = {.cfg = cfg, .credit_w = unbounded ? -1 : credit_w, .start = &start};
@@ -1511,9 +1215,7 @@ int main(int argc, char **argv)
 		die("start reader thread: %s", strerror(e));
 	if (cfg.writer == W_THREAD && (e = pthread_create(&wt, NULL, writer_thread, &wa)) != 0)
 		die("start writer thread: %s", strerror(e));
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_signals();
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	int64_t max_iv = cfg.duration_ns > 0 ? cfg.duration_ns / cfg.interval_ns : 1 << 20;
@@ -1530,9 +1232,7 @@ int main(int argc, char **argv)
 	}
 	struct counts prev = {0};
 	for (int64_t k = 1; !interrupted && !atomic_load(&failed); k++) {
-		int64_t due = t0 + k * cfg.interval_ns;
-		struct timespec ts = {due / 1000000000LL, due % 1000000000LL};
-		if (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
+		if (sleep_until(t0 + k * cfg.interval_ns))
 			break; /* interrupted by a signal */
 		if (atomic_load(&failed))
 			break;

@@ -1,0 +1,429 @@
+/*
+ * common.h: what the yardstick's C programs (yardstick.c, herd.c,
+ * timeout.c) share, so that none carries a copy: failures and their one
+ * line, the token route, the clock, Go-style flags and durations, the
+ * descriptor limit, medians, and pipebench's credit-driven token writer.
+ *
+ * Each program defines PROG (its name, the prefix of its error lines)
+ * before including it. Everything here is static: a function a program
+ * does not call costs it nothing (-Wunused-function is silenced for the
+ * header only).
+ */
+#ifndef YARDSTICK_COMMON_H
+#define YARDSTICK_COMMON_H
+
+#ifndef PROG
+#error "define PROG, the program's name, before including common.h"
+#endif
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+
+/* ---- failures ------------------------------------------------------------ */
+
+/* vcomplain prints one line, PROG: and the message, on stderr. */
+static void vcomplain(const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fputs(PROG ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/* usage_error prints one line and exits 2: bad input, before any work. */
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vcomplain(fmt, ap);
+	va_end(ap);
+	exit(2);
+}
+
+/* die prints one line and exits 1: a failure at run time. */
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vcomplain(fmt, ap);
+	va_end(ap);
+	exit(1);
+}
+
+/* The first failure of a measured thread; the run then ends (stop). */
+static pthread_mutex_t fail_mu = PTHREAD_MUTEX_INITIALIZER;
+static char fail_msg[512];
+static atomic_int failed;
+static atomic_int stop;
+static volatile sig_atomic_t interrupted; /* SIGINT or SIGTERM (on_signal) */
+
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+	pthread_mutex_lock(&fail_mu);
+	if (!atomic_load(&failed)) {
+		va_start(ap, fmt);
+		vsnprintf(fail_msg, sizeof fail_msg, fmt, ap);
+		va_end(ap);
+		atomic_store(&failed, 1);
+	}
+	pthread_mutex_unlock(&fail_mu);
+	atomic_store(&stop, 1);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* catch_signals sends SIGINT and SIGTERM to on_signal. Threads started
+ * while they are blocked (block_signals) never see them: a signal then
+ * ends only the main thread's sleep. */
+static void catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+static void block_signals(sigset_t *old)
+{
+	sigset_t sigs;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, old);
+}
+
+/* ---- the route ----------------------------------------------------------- */
+
+/* pipebench's route (internal/tokens/route.go): xorshift64* seeded through
+ * splitmix64, reduced to [0, n) by multiply-shift; or i+1 (next). */
+struct router {
+	uint64_t state, n, last;
+	int next;
+};
+
+static struct router router_new(int next, uint64_t seed, int pipes)
+{
+	/* splitmix64 turns any seed, 0 included, into a valid xorshift state */
+	uint64_t z = seed + 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	if (z == 0)
+		z = 1;
+	return (struct router){.state = z, .n = (uint64_t)pipes, .next = next};
+}
+
+/* pick: xorshift64*, reduced to [0, n) by multiply-shift; or i+1. */
+static inline uint32_t pick(struct router *r)
+{
+	if (r->next) {
+		if (++r->last >= r->n)
+			r->last = 0;
+		return (uint32_t)r->last;
+	}
+	uint64_t x = r->state;
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	r->state = x;
+	uint64_t v = (x * 0x2545f4914f6cdd1dULL) >> 32;
+	return (uint32_t)((v * r->n) >> 32);
+}
+
+static inline uint32_t after(struct router *r, uint32_t i)
+{
+	if (r->next)
+		r->last = i;
+	return pick(r);
+}
+
+/* ---- time ------------------------------------------------------------------ */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* sleep_until sleeps to the monotonic time due; it returns nonzero when a
+ * signal ended the sleep first. */
+static int sleep_until(int64_t due)
+{
+	struct timespec ts = {due / 1000000000LL, due % 1000000000LL};
+	return clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0;
+}
+
+/* nanos formats a duration in nanoseconds as pipebench's report.Nanos does:
+ * three significant digits and a unit (953µs, 1.02ms). */
+static const char *nanos(double x, char *buf, size_t size)
+{
+	double a = x < 0 ? -x : x;
+	if (a < 1e3)
+		snprintf(buf, size, "%.0fns", x);
+	else if (a < 1e6)
+		snprintf(buf, size, "%.3gµs", x / 1e3);
+	else if (a < 1e9)
+		snprintf(buf, size, "%.3gms", x / 1e6);
+	else if (a < 1e12)
+		snprintf(buf, size, "%.3gs", x / 1e9);
+	else
+		snprintf(buf, size, "%.0fs", x / 1e9);
+	return buf;
+}
+
+/* cell returns the printf width that right-aligns s in width columns, as
+ * Go's fmt does: it counts characters, not bytes (µ is two). */
+static int cell(const char *s, int width)
+{
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) == 0x80)
+			width++;
+	return width;
+}
+
+/* ---- flags, as Go's flag package takes them ------------------------------- */
+
+/* next_flag reads the flag at argv[*i]: -name value, -name=value, --name.
+ * It returns 0 past the last argument, 1 with *name and *val set, and -1
+ * for -h or -help (no value). Anything that is not a flag is refused. */
+static int next_flag(int argc, char **argv, int *i, char name[32], const char **val)
+{
+	if (*i >= argc)
+		return 0;
+	const char *a = argv[(*i)++];
+	if (a[0] != '-' || a[1] == 0)
+		usage_error("unexpected argument \"%s\": " PROG " takes flags only", a);
+	a += (a[1] == '-') ? 2 : 1;
+	const char *eq = strchr(a, '=');
+	size_t len = eq ? (size_t)(eq - a) : strlen(a);
+	if (len >= 32)
+		len = 31;
+	memcpy(name, a, len);
+	name[len] = 0;
+	if (strcmp(name, "h") == 0 || strcmp(name, "help") == 0)
+		return -1;
+	if (eq)
+		*val = eq + 1;
+	else if (*i < argc)
+		*val = argv[(*i)++];
+	else
+		usage_error("-%s: flag needs an argument", name);
+	return 1;
+}
+
+static long long parse_int(const char *flag, const char *s, long long lo, long long hi)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		usage_error("%s %s: want an integer from %lld to %lld", flag, s, lo, hi);
+	return v;
+}
+
+/* duration_ns reads Go's forms of a duration: "0" or one or more
+ * number+unit ("1m30s", "1.5s", "300ms", "50us" or "50µs"), up to a day.
+ * It returns 0, or -1 for anything else. */
+static int duration_ns(const char *s, int64_t *out)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"μs", 1e3}, {"ms", 1e6},
+		     {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}};
+	const size_t nunits = sizeof units / sizeof units[0];
+	if (strcmp(s, "0") == 0) {
+		*out = 0;
+		return 0;
+	}
+	double total = 0;
+	const char *p = s;
+	if (!*p)
+		return -1;
+	while (*p) {
+		char *end;
+		if (!(*p >= '0' && *p <= '9') && *p != '.')
+			return -1;
+		double v = strtod(p, &end);
+		if (end == p)
+			return -1;
+		p = end;
+		size_t len = 0;
+		while (p[len] && !(p[len] >= '0' && p[len] <= '9') && p[len] != '.')
+			len++;
+		size_t u;
+		for (u = 0; u < nunits; u++)
+			if (strlen(units[u].unit) == len && strncmp(p, units[u].unit, len) == 0)
+				break;
+		if (u == nunits)
+			return -1;
+		total += v * units[u].ns;
+		p += len;
+	}
+	if (total > 24 * 3600e9)
+		return -1;
+	*out = (int64_t)(total + 0.5);
+	return 0;
+}
+
+static int64_t parse_duration(const char *flag, const char *s)
+{
+	int64_t d;
+	if (duration_ns(s, &d) < 0)
+		usage_error("%s %s: want a duration such as 3s or 500ms", flag, s);
+	return d;
+}
+
+static int parse_choice(const char *flag, const char *s, const char *const *names, int n, const char *want)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	usage_error("%s %s: want %s", flag, s, want);
+	return 0;
+}
+
+/* ---- descriptors ----------------------------------------------------------- */
+
+/* raise_nofile raises the soft RLIMIT_NOFILE to the hard limit, as
+ * pipebench does, and returns it. */
+static unsigned long long raise_nofile(void)
+{
+	struct rlimit lim;
+	if (getrlimit(RLIMIT_NOFILE, &lim) < 0)
+		die("getrlimit RLIMIT_NOFILE: %s", strerror(errno));
+	if (lim.rlim_cur < lim.rlim_max) {
+		lim.rlim_cur = lim.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &lim) < 0)
+			die("raise RLIMIT_NOFILE to %llu: %s", (unsigned long long)lim.rlim_max, strerror(errno));
+	}
+	return (unsigned long long)lim.rlim_cur;
+}
+
+/* open_fds counts the descriptors open now, as pipebench's OpenFDs. */
+static unsigned long long open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d)
+		die("count open descriptors: /proc/self/fd: %s", strerror(errno));
+	unsigned long long n = 0;
+	for (struct dirent *e; (e = readdir(d)) != NULL;)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1; /* the directory's own descriptor */
+}
+
+/* ---- statistics ------------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* median sorts xs and returns its median, 0 for none. */
+static double median(double *xs, int n)
+{
+	if (n <= 0)
+		return 0;
+	qsort(xs, (size_t)n, sizeof *xs, cmp_double);
+	return n % 2 ? xs[n / 2] : (xs[n / 2 - 1] + xs[n / 2]) / 2;
+}
+
+/* per is x / of, 0 when of is 0, as pipebench's stats.PerEvent. */
+static double per(uint64_t x, uint64_t of) { return of ? (double)x / (double)of : 0; }
+
+/* ---- the credit-driven writer ----------------------------------------------- */
+
+enum { CREDIT_PIPE_SIZE = 1 << 16 };
+static const uint64_t STOP_CREDIT = ~(uint64_t)0;
+static const char token = 't';
+
+struct writer_state {
+	const int *wfds;
+	struct router route;
+	int in_flight; /* 0: unbounded (yardstick.c's writer_unbounded) */
+	int credit_r;
+	int poll_first; /* sleep in ppoll, then read (credit_r non-blocking) */
+	uint64_t sent, full;
+	char err[256];
+};
+
+/* writer_run is pipebench's writer.run: one token per credit, then a wait
+ * for credits on the credit pipe (a blocking read, or ppoll then a read),
+ * until the stop word. It returns 0 at the stop word, -1 with w->err set
+ * on a failure. */
+static int writer_run(struct writer_state *w)
+{
+	const int *fds = w->wfds;
+	uint64_t have = (uint64_t)w->in_flight, sent = 0;
+	uint64_t buf[512];
+	int rc = -1;
+	for (;;) {
+		for (; have > 0; have--) {
+			uint32_t j = pick(&w->route);
+			if (write(fds[j], &token, 1) != 1) {
+				snprintf(w->err, sizeof w->err, "writer: write token to pipe %u (fd %d): %s", j, fds[j], strerror(errno));
+				goto out;
+			}
+			sent++;
+		}
+		ssize_t n;
+		for (;;) {
+			if (w->poll_first) {
+				struct pollfd pfd = {.fd = w->credit_r, .events = POLLIN};
+				if (ppoll(&pfd, 1, NULL, NULL) < 0 && errno != EINTR) {
+					n = -1;
+					break;
+				}
+			}
+			n = read(w->credit_r, buf, sizeof buf);
+			if (n >= 0 || (errno != EINTR && !(w->poll_first && errno == EAGAIN)))
+				break;
+		}
+		if (n < 0) {
+			snprintf(w->err, sizeof w->err, "writer: read credits: %s", strerror(errno));
+			goto out;
+		}
+		if (n == 0 || n % 8 != 0) {
+			snprintf(w->err, sizeof w->err, "writer: %s on the credit pipe", n == 0 ? "end of file" : "torn credit word");
+			goto out;
+		}
+		for (ssize_t i = 0; i < n / 8; i++) {
+			if (buf[i] == STOP_CREDIT) {
+				rc = 0;
+				goto out;
+			}
+			have += buf[i];
+		}
+	}
+out:
+	w->sent = sent;
+	return rc;
+}
+
+#pragma GCC diagnostic pop
+
+#endif

@@ -1,0 +1,92 @@
+# compare-lib.sh: what compare.sh and compare-experiments.sh share. Sourced,
+# never run: the measurement lock, building the programs from the checkout,
+# the header that says where figures were measured, the wait for an idle
+# machine, medians and Go-style durations.
+
+lock=/tmp/pipebench-measure.lock
+QUIET=${QUIET:-30}
+[[ $QUIET =~ ^[0-9]+$ ]] || { echo "compare.sh: QUIET=$QUIET: want a number of seconds" >&2; exit 2; }
+
+# take_lock runs the calling script again under /tmp/pipebench-measure.lock
+# with the same arguments, unless it holds the lock already (flock -o keeps
+# the lock's descriptor out of the programs: at -n 9996 their descriptor
+# budget is exact).
+take_lock() {
+	if [[ -z ${YARDSTICK_LOCKED:-} ]]; then
+		YARDSTICK_LOCKED=1 exec flock -o "$lock" "$@"
+	fi
+}
+
+# build_all builds pipebench and the three C programs into directory $1;
+# the current directory is the checkout.
+build_all() {
+	go build -o "$1/pipebench" ./cmd/pipebench
+	local c
+	for c in yardstick herd timeout; do
+		local out=$1/yardstick-$c
+		[[ $c == yardstick ]] && out=$1/yardstick
+		gcc -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$out" "yardstick/c/$c.c"
+	done
+}
+
+# header prints where the figures are measured: date, kernel, CPU, cores,
+# clock source, descriptor limit, the commit, and what the caller adds.
+header() {
+	local commit cpu clock
+	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+	git diff --quiet HEAD 2>/dev/null || commit+="+changes"
+	cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+	clock=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
+	echo "# $(date -u '+%Y-%m-%d %H:%M UTC')  Linux $(uname -r)  ${cpu:-unknown CPU}  nproc $(nproc)  clock $clock  fds $(ulimit -Hn)  $*  commit $commit"
+}
+
+# dur_secs prints a Go-style duration (3s, 500ms, 1m30s) in seconds.
+dur_secs() {
+	awk -v d="$1" 'BEGIN {
+		t = 0; s = d
+		while (match(s, /^[0-9.]+(ns|us|ms|s|m|h)/)) {
+			tok = substr(s, 1, RLENGTH); s = substr(s, RLENGTH + 1)
+			match(tok, /[a-z]+$/); u = substr(tok, RSTART); v = substr(tok, 1, RSTART - 1) + 0
+			t += v * (u == "ns" ? 1e-9 : u == "us" ? 1e-6 : u == "ms" ? 1e-3 : u == "s" ? 1 : u == "m" ? 60 : 3600)
+		}
+		if (s != "" || t <= 0) exit 1
+		print t
+	}'
+}
+
+# median_of prints the median of its arguments.
+median_of() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
+
+# idle reports whether the machine was at least 90% idle over one second.
+idle() {
+	local a b
+	read -ra a </proc/stat
+	sleep 1
+	read -ra b </proc/stat
+	local total=0 i
+	for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
+	local idle=$((b[4] + b[5] - a[4] - a[5]))
+	((total > 0 && 100 * idle >= 90 * total))
+}
+
+# quiet waits up to QUIET seconds for an idle second; it fails if none came.
+quiet() {
+	local t0=$SECONDS
+	while ((SECONDS - t0 < QUIET)); do
+		idle && return 0
+	done
+	return 1
+}
+
+# took prints the time since $1, a value of SECONDS: 45s, or 3 min.
+took() {
+	local s=$((SECONDS - $1))
+	if ((s < 90)); then echo "${s}s"; else echo "$(((s + 30) / 60)) min"; fi
+}
+
+# closing notes the runs that started on a busy machine ($noisy) and fails
+# when rows failed ($failed).
+closing() {
+	((noisy == 0)) || echo "* $noisy runs started on a busy machine (no idle second within ${QUIET}s)"
+	((failed == 0)) || { echo "compare.sh: $failed rows failed" >&2; exit 1; }
+}
