@@ -8,25 +8,30 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The hot loops read and write non-blocking descriptors with RawSyscall:
-// these calls never block, so the scheduler need not be told. Blocking calls
-// (the writer waiting for credits) use Syscall.
+// The hot loops read and write non-blocking descriptors with raw system
+// calls: these calls never block, so the scheduler need not be told.
 //
-// Read and Write call the standard library's syscall.RawSyscall
-// themselves: x/sys's unix.RawSyscall is an assembly jump to that same
-// function, and the extra frame on two calls per event cost about 2% of
-// evts/sec against the C yardstick (yardstick/README.md).
+// Read and Write make the call through rawCall3 (rawcall_*.go): on the
+// common architectures that is x/sys's unix.RawSyscallNoError, whose
+// assembly makes the SYSCALL itself and returns once, where the standard
+// library's syscall.RawSyscall returns through three frames (RawSyscall,
+// RawSyscall6, internal/runtime/syscall/linux.Syscall6). Returns right
+// after a system call are slow here (perf annotate puts most of the user
+// time of a read at the instructions after each return): one A/B
+// alternation, 15 runs each on a busy machine, gave 1.5% more evts/sec at
+// -b epoll -n 1000 -l 10 (self), 2% with a writer thread and 4% at -b poll
+// -n 10 -l 1 (docs/speed.md).
 
-// Read is read(2) of a non-blocking descriptor, as a raw system call.
+// Read is read(2) of a non-blocking descriptor, as a raw system call. On
+// failure it returns -1 and the error.
 func Read(fd int32, p []byte) (int, unix.Errno) {
-	r, _, e := syscall.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	return int(r), e
+	return rawCall3(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 }
 
-// Write is write(2) to a non-blocking descriptor, as a raw system call.
+// Write is write(2) to a non-blocking descriptor, as a raw system call. On
+// failure it returns -1 and the error.
 func Write(fd int32, p []byte) (int, unix.Errno) {
-	r, _, e := syscall.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-	return int(r), e
+	return rawCall3(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 }
 
 // WriteErr is the error of a write of a size-byte token that returned n
