@@ -9,12 +9,14 @@ import (
 
 	"github.com/pipebench/pipebench/epoll"
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 	"github.com/pipebench/pipebench/poll"
 	fdselect "github.com/pipebench/pipebench/select"
 	"github.com/pipebench/pipebench/stats"
 	"github.com/pipebench/pipebench/stats/report"
 	"github.com/pipebench/pipebench/stats/report/reporttest"
 	"github.com/pipebench/pipebench/stats/summary"
+	"github.com/pipebench/pipebench/uring"
 )
 
 // checkFormats renders d in every format and checks each output's numbers
@@ -288,5 +290,34 @@ func TestCheckCatches(t *testing.T) {
 	s.Warmup = 5
 	if err := reporttest.Check(res, s, 5); err == nil || !strings.Contains(err.Error(), "evts/sec over 4 intervals, want 0") {
 		t.Errorf("Check of a summary that kept the warm-up: %v", err)
+	}
+}
+
+// TestRingRunsInvariants: a driver whose io_uring does the reads and writes
+// (uring-rw) holds every invariant too, its system calls per token and
+// completions per enter among them, in every format.
+func TestRingRunsInvariants(t *testing.T) {
+	for _, writer := range []pipebench.WriterMode{pipebench.WriterSelf, pipebench.WriterThread} {
+		t.Run(writer.String(), func(t *testing.T) {
+			cfg := pipebench.Config{
+				Pipes: 30, InFlight: 3, Backend: &uring.RWFactory, Writer: writer, Seed: 5,
+				Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
+			}
+			res, err := pipebench.Run(cfg)
+			pipebenchtest.SkipIfRefused(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := summary.Summarize(res, 1)
+			if err := reporttest.Check(res, s, 1); err != nil {
+				t.Error(err)
+			}
+			if s.CompletionsPerEnter <= 0 || s.SyscallsPerToken <= 0 {
+				t.Errorf("completions per enter %v, system calls per token %v: want both above 0", s.CompletionsPerEnter, s.SyscallsPerToken)
+			}
+			d := &report.Document{Tool: "pipebench", Config: report.NewConfig(&cfg, 1, 1)}
+			d.AddRun(res, nil)
+			checkFormats(t, d)
+		})
 	}
 }
