@@ -139,4 +139,8 @@ type Result struct {
 	WriterThread  Usage `json:"writer_thread"`
 	Process       Usage `json:"process"`
 	WriterProcess Usage `json:"writer_process"`
+	// KernelThread is the usage of a thread the backend's kernel runs in
+	// the reading process (KernelThread: io_uring's SQPOLL thread), part
+	// of Process; nil when there is none.
+	KernelThread *ThreadUsage `json:"kernel_thread,omitempty"`
 }

@@ -2,6 +2,9 @@ package uring
 
 import (
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -268,4 +271,22 @@ func (r *ring) close() error {
 		return fmt.Errorf("close io_uring fd: %w", err)
 	}
 	return nil
+}
+
+// sqThread is the id of the ring's SQPOLL thread, from
+// /proc/self/fdinfo/FD (its SqThread line), or 0 when it has none or the
+// line is missing.
+func (r *ring) sqThread() int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", r.fd))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "SqThread:"); ok {
+			if tid, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && tid > 0 {
+				return tid
+			}
+		}
+	}
+	return 0
 }

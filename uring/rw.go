@@ -220,3 +220,14 @@ var (
 	_ pipebench.Driver = (*rwBackend)(nil)
 	_ pipebench.Armer  = (*rwBackend)(nil)
 )
+
+// KernelThread names the SQPOLL thread (pipebench.KernelThread): the
+// ring's fdinfo says which thread it is (SqThread, -1 while there is none).
+func (b *rwBackend) KernelThread() (int, string) {
+	if !b.ring.sqpoll {
+		return 0, ""
+	}
+	return b.ring.sqThread(), "sq thread"
+}
+
+var _ pipebench.KernelThread = (*rwBackend)(nil)
