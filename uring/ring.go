@@ -168,14 +168,27 @@ func (r *ring) slot() (*sqe, error) {
 }
 
 // submit hands queued entries to the kernel, without waiting for any
-// completion, until at most left remain queued.
+// completion, until at most left remain queued. With SQPOLL the kernel's
+// thread takes them on its own: submit only wakes it if it sleeps, and
+// waits for it to make room when the queue is full.
 func (r *ring) submit(left uint32) error {
+	if r.sqpoll {
+		for r.pending() == r.sqEntries || r.pending() > left && r.sleeping() {
+			if _, e := r.enter(0, false, 0); e != 0 && e != unix.EINTR {
+				return fmt.Errorf("io_uring_enter (wake the SQ thread, %d queued): %w", r.pending(), e)
+			}
+			if r.pending() < r.sqEntries {
+				break
+			}
+		}
+		return nil
+	}
 	for r.pending() > left {
 		n, e := r.enter(0, false, 0)
 		if e != 0 && e != unix.EINTR {
 			return fmt.Errorf("io_uring_enter (submit %d queued): %w", r.pending(), e)
 		}
-		if n == 0 && e == 0 && !r.sqpoll {
+		if n == 0 && e == 0 {
 			return fmt.Errorf("io_uring_enter (submit %d queued): the kernel took none", r.pending())
 		}
 	}
