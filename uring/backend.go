@@ -74,13 +74,7 @@ func (b *backend) Add(fd int, tag int32) error { return b.add(fd, tag) }
 // them all, from the calling thread, which must be the one that will wait
 // (pipebench.Armer): as the queue fills, and once more for the rest.
 func (b *backend) Arm() error {
-	if err := b.rearmAll(b); err != nil {
-		return err
-	}
-	if err := b.ring.submit(0); err != nil {
-		return fmt.Errorf("io_uring arm: %w", err)
-	}
-	return nil
+	return b.armAll(b.ring, b)
 }
 
 // arm queues a POLL_ADD for tag's registration.

@@ -135,3 +135,16 @@ func (g *registry) rearmAll(a armer) error {
 	g.rearm = g.rearm[:0]
 	return first
 }
+
+// armAll queues a request for every registration not armed yet and
+// submits them all from the calling thread, the one that will wait
+// (pipebench.Armer): as the queue fills, and once more for the rest.
+func (g *registry) armAll(r *ring, a armer) error {
+	if err := g.rearmAll(a); err != nil {
+		return err
+	}
+	if err := r.submit(0); err != nil {
+		return fmt.Errorf("io_uring arm: %w", err)
+	}
+	return nil
+}

@@ -154,13 +154,7 @@ func (b *rwBackend) Remove(fd int, tag int32) error {
 // Arm queues a read for every registration and submits them all from the
 // calling thread, the reader thread (pipebench.Armer).
 func (b *rwBackend) Arm() error {
-	if err := b.rearmAll(b); err != nil {
-		return err
-	}
-	if err := b.ring.submit(0); err != nil {
-		return fmt.Errorf("io_uring arm: %w", err)
-	}
-	return nil
+	return b.armAll(b.ring, b)
 }
 
 // arm queues tag's read: multishot into the buffer ring, or a plain read
