@@ -34,7 +34,10 @@ type rwBackend struct {
 	ring  *ring
 	multi bool
 	bufs  *bufRing // multishot: the buffers the kernel reads into
-	own   []byte   // plain reads: readSize bytes of each tag's own
+	// own are the plain reads' buffers, readSize bytes each, by tag; one
+	// never moves once a read may be in the kernel with its address (a
+	// tag added past Options.Pipes gets a buffer of its own).
+	own [][]byte
 	registry
 	ctl atomic.Uint64
 
@@ -99,7 +102,11 @@ func openRW(o pipebench.Options, multi, sqpoll bool) (pipebench.Backend, error) 
 			return nil, err
 		}
 	} else {
-		b.own = make([]byte, o.Pipes*readSize)
+		block := make([]byte, o.Pipes*readSize)
+		b.own = make([][]byte, o.Pipes)
+		for i := range b.own {
+			b.own[i] = block[i*readSize : (i+1)*readSize : (i+1)*readSize]
+		}
 	}
 	return b, nil
 }
@@ -129,8 +136,8 @@ func (b *rwBackend) Add(fd int, tag int32) error {
 	if err := b.add(fd, tag); err != nil {
 		return err
 	}
-	if !b.multi && len(b.own) < len(b.regs)*readSize {
-		b.own = append(b.own, make([]byte, len(b.regs)*readSize-len(b.own))...)
+	for !b.multi && len(b.own) < len(b.regs) {
+		b.own = append(b.own, make([]byte, readSize))
 	}
 	return nil
 }
@@ -169,8 +176,7 @@ func (b *rwBackend) arm(tag int32) error {
 	if b.multi {
 		s.opcode, s.flags, s.bufIndex = opReadMultishot, sqeBufferSelect, b.bufs.group
 	} else {
-		p := b.own[int(tag)*readSize:]
-		s.opcode, s.addr, s.len = opRead, uint64(uintptr(unsafe.Pointer(&p[0]))), readSize
+		s.opcode, s.addr, s.len = opRead, uint64(uintptr(unsafe.Pointer(&b.own[tag][0]))), readSize
 	}
 	b.ring.push()
 	b.ctl.Add(1)

@@ -70,8 +70,9 @@ func (b *rwBackend) loop(d *pipebench.Drive, w *pipebench.Worker) error {
 			}
 		}
 		// Wait for the completions of the writes handed over now (a write
-		// to a pipe with room completes as it is submitted) and one more.
-		min := b.queued + 1
+		// to a pipe with room completes as it is submitted) and one more,
+		// never for more than half the completion queue holds.
+		min := min(b.queued+1, uint32(len(rg.cqes)/2))
 		b.queued = 0
 		switch _, e := rg.enter(min, true, d.WaitTimeout); e {
 		case 0, unix.ETIME, unix.EINTR, unix.EBUSY:
@@ -139,7 +140,7 @@ func (b *rwBackend) handleRead(w *pipebench.Worker, c *cqe, p []byte) error {
 	switch {
 	case c.res > 0:
 		if p == nil {
-			p = b.own[int(tag)*readSize:][:c.res]
+			p = b.own[tag][:c.res]
 		}
 		return w.Took(int(tag), p, b)
 	case c.res == 0:
