@@ -82,18 +82,22 @@ func threadUsage(tid int) (Usage, error) {
 		return Usage{}, err
 	}
 	u := Usage{System: time.Duration(cpu)}
-	for _, l := range bytes.Split(b, []byte("\n")) {
-		k, v, ok := bytes.Cut(l, []byte(":"))
-		if !ok {
-			continue
-		}
-		n, _ := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
-		switch string(k) {
-		case "voluntary_ctxt_switches":
-			u.Voluntary = n
-		case "nonvoluntary_ctxt_switches":
-			u.Involuntary = n
-		}
-	}
+	u.Voluntary = statusField(b, "\nvoluntary_ctxt_switches:")
+	u.Involuntary = statusField(b, "\nnonvoluntary_ctxt_switches:")
 	return u, nil
+}
+
+// statusField is the number after key ("\nname:") in a /proc status file,
+// or 0 when it is missing.
+func statusField(b []byte, key string) int64 {
+	i := bytes.Index(b, []byte(key))
+	if i < 0 {
+		return 0
+	}
+	v := b[i+len(key):]
+	if j := bytes.IndexByte(v, '\n'); j >= 0 {
+		v = v[:j]
+	}
+	n, _ := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+	return n
 }
