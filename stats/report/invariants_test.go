@@ -146,11 +146,15 @@ func TestFixtureNumbers(t *testing.T) {
 			"samples/call   5.00048  (84000 readiness calls, 8 empty)\n",
 			"ready/call     mean 5  p50 5  p90 5  p99 5  max 5\n",
 			"tokens         sent 462007  received 462000  drained 7  lost 0\n",
+			// (42000 waits + 420000 reads + 84000 writes + the writer's
+			// 462007 writes, 42000 reads, 21000 waits) / 462000 tokens;
+			// 910 ms of CPU / 462000 tokens.
+			"per token      syscalls 2.318  cpu 1.97µs\n",
 		},
 		"json": {`"calls": 84000,`, `"empty": 8,`, `"runs_summarized": 1,`, `"runs_left_out": 0,`},
 		"csv":  {"\n1,1,1,epoll,", "\n1,2,0,epoll,1000,10,thread,1,100000,110000,20000,2,100000,20000,0,0,10000,100000,110000,"},
 		// 100000+110000+120000 events after warm-up; 1e9/110000 ns/event.
-		"bench": {"\nBenchmarkPipes/backend=epoll/pipes=1000/inflight=10/writer=thread\t330000\t9090.9 ns/event\t110000 evts/sec\t121000 tokens/sec\t5 samples/call\n"},
+		"bench": {"\nBenchmarkPipes/backend=epoll/pipes=1000/inflight=10/writer=thread\t330000\t9090.9 ns/event\t110000 evts/sec\t121000 tokens/sec\t5 samples/call\t2.318 syscalls/token\t1970 cpu-ns/token\n"},
 	} {
 		out := string(renderAll(t, f, d))
 		for _, w := range want {
