@@ -143,6 +143,8 @@ func (b *rwBackend) handleRead(w *pipebench.Worker, c *cqe, p []byte) error {
 			p = b.own[tag][:c.res]
 		}
 		return w.Took(int(tag), p, b)
+	case c.res == 0 && b.closing:
+		return nil // the writer may go once the window has closed
 	case c.res == 0:
 		return &pipebench.EOFError{Pipe: int(tag)}
 	case c.res == -int32(unix.ENOBUFS), c.res == -int32(unix.ECANCELED):
@@ -228,6 +230,8 @@ const finishFor = 5 * time.Second
 // and reaps until each has posted its last completion, counting the
 // tokens the reads brought (received, not sent on) and the writes that
 // completed: once it returns, the kernel reads no pipe for this backend.
+// It goes on after a failure, which it returns, until the kernel holds
+// nothing or finishFor has passed.
 func (b *rwBackend) finish(d *pipebench.Drive, w *pipebench.Worker) error {
 	b.closing = true
 	rg := b.ring
@@ -249,7 +253,7 @@ func (b *rwBackend) finish(d *pipebench.Drive, w *pipebench.Worker) error {
 		}
 	}
 	deadline := time.Now().Add(finishFor)
-	for b.inKernel() > 0 && first == nil {
+	for b.inKernel() > 0 {
 		if time.Now().After(deadline) {
 			keep(fmt.Errorf("io_uring: %d requests still in the kernel %v after cancelling them", b.inKernel(), finishFor))
 			break
