@@ -122,6 +122,15 @@ const (
 	// (-cpu is refused), and the reading process's other threads' CPU is
 	// its reading, not overhead (Setup.Driver).
 	Goroutines
+	// RingQueued: the work the backend hands the kernel is queued in an
+	// io_uring submission queue and carried by its io_uring_enter calls
+	// (WaitSyscalls), not made as system calls of its own: its interest
+	// changes (CtlCalls), and for a Driver (uring-rw) its reads and
+	// writes, which Counts.Reads and Writes then count as completed
+	// operations and whose io_uring_enter calls and completions it counts
+	// through Worker.Entered. System calls per token leave such entries
+	// out (Setup.Ring).
+	RingQueued
 )
 
 // Has reports whether all of the features in g are in f.

@@ -50,6 +50,10 @@ type Counts struct {
 	Spurious uint64 `json:"spurious"`
 	// Changes are descriptors removed and re-added by -churn.
 	Changes uint64 `json:"churn_changes,omitempty"`
+	// Completions are the io_uring completions a RingQueued Driver reaped
+	// (its reads', its writes' and their cancellations'), for completions
+	// per io_uring_enter; 0 for every other backend.
+	Completions uint64 `json:"completions,omitempty"`
 }
 
 func (c *counters) snapshot() Counts {
@@ -86,7 +90,7 @@ func (a Counts) Add(b Counts) Counts {
 		Calls: a.Calls + b.Calls, EmptyCalls: a.EmptyCalls + b.EmptyCalls, WaitSyscalls: a.WaitSyscalls + b.WaitSyscalls,
 		Reads: a.Reads + b.Reads, Writes: a.Writes + b.Writes,
 		Ctl: a.Ctl + b.Ctl, Spurious: a.Spurious + b.Spurious,
-		Changes: a.Changes + b.Changes,
+		Changes: a.Changes + b.Changes, Completions: a.Completions + b.Completions,
 	}
 }
 
@@ -97,6 +101,6 @@ func (a Counts) Sub(b Counts) Counts {
 		Calls: a.Calls - b.Calls, EmptyCalls: a.EmptyCalls - b.EmptyCalls, WaitSyscalls: a.WaitSyscalls - b.WaitSyscalls,
 		Reads: a.Reads - b.Reads, Writes: a.Writes - b.Writes,
 		Ctl: a.Ctl - b.Ctl, Spurious: a.Spurious - b.Spurious,
-		Changes: a.Changes - b.Changes,
+		Changes: a.Changes - b.Changes, Completions: a.Completions - b.Completions,
 	}
 }

@@ -1,7 +1,9 @@
 package pipebench
 
 import (
+	"encoding/binary"
 	"sync/atomic"
+	"time"
 
 	"github.com/pipebench/pipebench/internal/tokens"
 	"github.com/pipebench/pipebench/stats"
@@ -37,6 +39,10 @@ type Drive struct {
 	// Done is closed when the run ends (its duration is over, it was
 	// stopped, or it failed).
 	Done <-chan struct{}
+	// WaitTimeout bounds each wait of a driver that sleeps in a system
+	// call of its own (uring-rw's io_uring_enter), so that it notices the
+	// run's end (Config.WaitTimeout).
+	WaitTimeout time.Duration
 
 	pipes    int
 	inFlight int
@@ -58,7 +64,7 @@ type Drive struct {
 // them from.
 func (r *run) drive(drv Driver, rd *reader) error {
 	d := &Drive{
-		Done: r.halt, pipes: r.cfg.Pipes, inFlight: r.cfg.InFlight, self: rd.self, wfds: rd.wfds, credit: rd.credit,
+		Done: r.halt, WaitTimeout: r.cfg.WaitTimeout, pipes: r.cfg.Pipes, inFlight: r.cfg.InFlight, self: rd.self, wfds: rd.wfds, credit: rd.credit,
 		route: r.cfg.Route, seed: r.cfg.Seed, format: rd.format, noun: rd.noun, ctr: rd.ctr, stop: rd.stop,
 	}
 	err := drv.Drive(d)
@@ -69,6 +75,11 @@ func (r *run) drive(drv Driver, rd *reader) error {
 	}
 	return err
 }
+
+// Stopped says whether the run has ended: a driver that reads on the
+// reader thread loads it between batches rather than look at Done, a
+// channel.
+func (d *Drive) Stopped() bool { return d.stop.Load() }
 
 // latency says whether tokens are stamps (latency mode).
 func (d *Drive) latency() bool { return d.format == tokens.Stamp }
@@ -125,9 +136,13 @@ func (d *Drive) Workers(n int) []*Worker {
 type Worker struct {
 	_                                       [64]byte
 	events, tokens, reads, writes, spurious atomic.Uint64
-	d                                       *Drive
+	// syscalls and completions are a RingQueued driver's io_uring_enter
+	// calls and reaped completions (Entered).
+	syscalls, completions atomic.Uint64
+	d                     *Drive
 	forwarder
 	cbuf [8]byte
+	owed uint64 // credits a RingQueued driver has yet to queue (Took, PutCredit)
 	_    [64]byte
 }
 
@@ -161,6 +176,73 @@ func (w *Worker) Got(pipe int, b []byte) error {
 		w.writes.Add(writes)
 	}
 	return err
+}
+
+// Sender is how a RingQueued driver (uring-rw) moves tokens on: Send
+// queues one write of tok to fd, the write end of pipe, as an operation of
+// its own. tok is reused after Send returns: the sender copies it.
+type Sender interface {
+	Send(pipe int, fd int32, tok []byte) error
+}
+
+// Took counts one read of pipe that a RingQueued driver's io_uring made,
+// which returned b (not empty): an event carrying len(b) tokens, as Got
+// counts a read(2). It moves the tokens on through s rather than with
+// write(2): in self mode one Send per token to the pipe its route picks,
+// each counted by Wrote once the kernel has written it; with a writer
+// thread or process their credits are owed until PutCredit, which the
+// driver calls once per batch of completions, as the reader returns
+// credits once per readiness call.
+func (w *Worker) Took(pipe int, b []byte, s Sender) error {
+	d := w.d
+	n, tok := w.decode(b)
+	w.reads.Add(1)
+	w.events.Add(1)
+	w.tokens.Add(uint64(n))
+	switch {
+	case d.self:
+		j := w.route.After(pipe)
+		for t := range n {
+			if t > 0 {
+				j = w.route.Pick()
+			}
+			if err := s.Send(j, w.wfds[j], tok); err != nil {
+				return err
+			}
+		}
+	case d.credit >= 0:
+		w.owed += uint64(n)
+	}
+	return nil
+}
+
+// PutCredit puts in buf the credit word for the tokens Took has taken since
+// the last call and returns the credit pipe's write end, for the driver to
+// queue one write of buf to it; ok is false when there is nothing to
+// credit (self mode, an unbounded writer, no tokens).
+func (w *Worker) PutCredit(buf *[8]byte) (fd int32, ok bool) {
+	if w.owed == 0 || w.d.credit < 0 {
+		return -1, false
+	}
+	binary.LittleEndian.PutUint64(buf[:], w.owed)
+	w.owed = 0
+	return w.d.credit, true
+}
+
+// Wrote counts n writes a RingQueued driver's io_uring completed: tokens
+// forwarded in self mode, credit words otherwise. A token is sent when its
+// write completes, not when it is queued.
+func (w *Worker) Wrote(n uint64) { w.writes.Add(n) }
+
+// Entered counts a RingQueued driver's io_uring_enter system calls (every
+// one, as Backend.WaitSyscalls does) and the completions it reaped.
+func (w *Worker) Entered(syscalls, completions uint64) {
+	if syscalls > 0 {
+		w.syscalls.Add(syscalls)
+	}
+	if completions > 0 {
+		w.completions.Add(completions)
+	}
 }
 
 // moved counts n tokens moved one by one, each a read of one token and a
@@ -198,6 +280,8 @@ func (c *counters) addWorkers(n Counts) Counts {
 		n.Reads += w.reads.Load()
 		n.Writes += w.writes.Load()
 		n.Spurious += w.spurious.Load()
+		n.WaitSyscalls += w.syscalls.Load()
+		n.Completions += w.completions.Load()
 	}
 	return n
 }

@@ -38,6 +38,10 @@ type Setup struct {
 	// Driver is set when the backend reads for itself on goroutines (its
 	// factory declares Goroutines: gonet) rather than on the reader thread.
 	Driver bool `json:"driver,omitempty"`
+	// Ring is set when the backend declares RingQueued: its interest
+	// changes, and a Driver's reads and writes, are io_uring entries, not
+	// system calls.
+	Ring bool `json:"ring,omitempty"`
 	// GOMAXPROCS is this process's during the window: what it was, plus
 	// LentPs, one P for each measured thread (procs.go).
 	GOMAXPROCS int `json:"gomaxprocs"`
@@ -135,4 +139,8 @@ type Result struct {
 	WriterThread  Usage `json:"writer_thread"`
 	Process       Usage `json:"process"`
 	WriterProcess Usage `json:"writer_process"`
+	// KernelThread is the usage of a thread the backend's kernel runs in
+	// the reading process (KernelThread: io_uring's SQPOLL thread), part
+	// of Process; nil when there is none.
+	KernelThread *ThreadUsage `json:"kernel_thread,omitempty"`
 }

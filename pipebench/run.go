@@ -173,6 +173,7 @@ func (r *run) setup() error {
 		Limit: r.plan.Limit, Source: cfg.Source, Churn: cfg.Churn, Delay: cfg.Delay, CPUs: cfg.CPUs,
 		NoWaitCall: cfg.Backend.Features.Has(NoWaitCall),
 		Driver:     r.goroutines(),
+		Ring:       cfg.Backend.Features.Has(RingQueued),
 	}
 	return nil
 }

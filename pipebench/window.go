@@ -139,6 +139,7 @@ type window struct {
 	clocks  cpuClocks
 	cpu0    CPUTimes
 	process osthread.Meter
+	kernel  *kernelMeter // the backend's kernel thread, if it runs one
 }
 
 // openWindow calls OnSetup, then opens the window: the threads start, and
@@ -148,7 +149,7 @@ func (r *run) openWindow(th *threads) window {
 		r.cfg.OnSetup(r.res.Setup)
 	}
 	clocks := newCPUClocks(r.res.Setup.ReaderTID, r.res.Setup.WriterTID, r.res.Setup.WriterPID)
-	w := window{clocks: clocks, process: osthread.StartUsage(unix.RUSAGE_SELF)}
+	w := window{clocks: clocks, process: osthread.StartUsage(unix.RUSAGE_SELF), kernel: r.startKernelThread()}
 	// Setup's registrations are not part of the measured window.
 	w.ctl0 = r.ctlNow()
 	w.cpu0 = clocks.read(CPUTimes{})
@@ -183,6 +184,11 @@ func (r *run) closeWindow(rd *reader, th *threads, w window) {
 	}
 	<-th.readDone
 	r.res.Elapsed = time.Since(w.t0)
+	kt, err := w.kernel.stop()
+	if err != nil {
+		r.fail(err)
+	}
+	r.res.KernelThread = kt
 	if r.cfg.OnDone != nil {
 		r.cfg.OnDone()
 	}

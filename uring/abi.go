@@ -7,8 +7,30 @@ package uring
 
 const (
 	// Opcodes (sqe.opcode).
-	opPollAdd    = 6 // IORING_OP_POLL_ADD
-	opPollRemove = 7 // IORING_OP_POLL_REMOVE
+	opPollAdd    = 6  // IORING_OP_POLL_ADD
+	opPollRemove = 7  // IORING_OP_POLL_REMOVE
+	opCancel     = 14 // IORING_OP_ASYNC_CANCEL: cancels the request whose user data is in addr
+	opRead       = 22 // IORING_OP_READ (Linux 5.6)
+	opWrite      = 23 // IORING_OP_WRITE (Linux 5.6)
+	// opReadMultishot (IORING_OP_READ_MULTISHOT, Linux 6.7) reads into a
+	// buffer the kernel picks from a registered buffer ring each time the
+	// descriptor has data, posting a completion per read, until the kernel
+	// ends it.
+	opReadMultishot = 49
+	// sqeBufferSelect (IOSQE_BUFFER_SELECT, in sqe.flags): the kernel picks
+	// the read's buffer from the group in sqe.bufIndex (buf_group).
+	sqeBufferSelect = 1 << 5
+	// cqeFBuffer (IORING_CQE_F_BUFFER): the completion used a provided
+	// buffer, whose id is in the upper 16 bits of flags.
+	cqeFBuffer       = 1 << 0
+	cqeBufferShift   = 16
+	setupSQPoll      = 1 << 1 // IORING_SETUP_SQPOLL: a kernel thread consumes the SQ (unprivileged since 5.11)
+	sqNeedWakeup     = 1 << 0 // IORING_SQ_NEED_WAKEUP, in the SQ ring's flags: the SQ thread sleeps
+	enterSQWakeup    = 1 << 1 // IORING_ENTER_SQ_WAKEUP: wake the SQ thread
+	enterSQWait      = 1 << 2 // IORING_ENTER_SQ_WAIT (5.10): wait for room in the SQ
+	registerProbe    = 8      // IORING_REGISTER_PROBE (5.6): which opcodes the kernel has
+	registerPbufRing = 22     // IORING_REGISTER_PBUF_RING (5.19): a ring of provided buffers
+	probeOpSupported = 1 << 0 // IO_URING_OP_SUPPORTED, in io_uring_probe_op.flags
 
 	// pollAddMulti (IORING_POLL_ADD_MULTI, in sqe.len of a POLL_ADD): the
 	// poll stays armed and posts a completion per wake-up, each flagged
@@ -102,4 +124,41 @@ type geteventsArg struct {
 // architecture, unlike unix.Timespec on 32-bit ones.
 type kernelTimespec struct {
 	sec, nsec int64
+}
+
+// bufReg is struct io_uring_buf_reg, what IORING_REGISTER_PBUF_RING takes:
+// the address of the buffer ring, its entries (a power of two), its group.
+type bufReg struct {
+	ringAddr    uint64
+	ringEntries uint32
+	bgid        uint16
+	flags       uint16
+	resv        [3]uint64
+}
+
+// buf is struct io_uring_buf, one entry of a buffer ring. The ring's tail
+// is the resv field of its first entry (struct io_uring_buf_ring).
+type buf struct {
+	addr uint64
+	len  uint32
+	bid  uint16
+	resv uint16
+}
+
+// probe is struct io_uring_probe with room for every opcode up to 255:
+// IORING_REGISTER_PROBE fills it.
+type probe struct {
+	lastOp uint8
+	opsLen uint8
+	resv   uint16
+	resv2  [3]uint32
+	ops    [256]probeOp
+}
+
+// probeOp is struct io_uring_probe_op.
+type probeOp struct {
+	op    uint8
+	resv  uint8
+	flags uint16
+	resv2 uint32
 }

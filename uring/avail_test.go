@@ -71,3 +71,38 @@ func TestCheckMultishot(t *testing.T) {
 		}
 	}
 }
+
+// TestRefuseRW: without multishot reads the refusal names the operation,
+// the release that has it, the variant that does without, and is an
+// errors.ErrUnsupported, which tests skip on; the operations uring-rw
+// needs are there on this kernel when io_uring is.
+func TestRefuseRW(t *testing.T) {
+	err := noMultishotRead("6.6.1")
+	for _, w := range []string{"IORING_OP_READ_MULTISHOT", "Linux 6.7", "this is 6.6.1", "-b uring-rw-oneshot"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%q does not say %q", err, w)
+		}
+	}
+	if !errors.Is(err, errors.ErrUnsupported) || !errors.Is(errNoRead, errors.ErrUnsupported) {
+		t.Errorf("%v, %v: not errors.ErrUnsupported", err, errNoRead)
+	}
+	r, rerr := newRing(8, 16, false)
+	if rerr != nil {
+		t.Skipf("no io_uring here: %v", rerr)
+	}
+	defer r.close()
+	v, ok := parseRelease(kernelRelease())
+	for _, op := range []struct {
+		code  uint8
+		since [2]int
+	}{{opWrite, [2]int{5, 6}}, {opReadMultishot, [2]int{6, 7}}, {200, [2]int{99, 0}}} {
+		has, err := r.supports(op.code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := ok && (v[0] > op.since[0] || v[0] == op.since[0] && v[1] >= op.since[1])
+		if has != want {
+			t.Errorf("opcode %d supported %v on %s, want %v (since %d.%d)", op.code, has, kernelRelease(), want, op.since[0], op.since[1])
+		}
+	}
+}

@@ -10,32 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Registration states.
-const (
-	free     uint8 = iota // no registration under this tag
-	armed                 // a poll request is queued or in the kernel
-	disarmed              // added, or ended by the kernel: armed by the next Arm or Wait
-)
-
-// reg is one registration, indexed by tag.
-type reg struct {
-	fd    int32
-	gen   uint32 // tells this registration's completions from a removed one's; 0 when free
-	state uint8
-	// listed: the tag is in backend.rearm. It survives Remove and Add, so
-	// that a tag is never listed twice and the list never outgrows its
-	// capacity in Wait.
-	listed bool
-	// seen is the Wait call that last reported the tag: a poll may post
-	// several completions before one Wait reaps them.
-	seen uint64
-}
-
 // removeBit marks the user data of a POLL_REMOVE, whose own completion
-// reports nothing. A poll's user data is gen<<32 | tag, with gen < 1<<31.
+// reports nothing.
 const removeBit = 1 << 63
-
-func userData(tag int32, gen uint32) uint64 { return uint64(gen)<<32 | uint64(uint32(tag)) }
 
 // backend learns readiness from poll completions on one ring. Add only
 // records a registration: its POLL_ADD is queued by Arm (pipebench.Armer)
@@ -47,13 +24,9 @@ func userData(tag int32, gen uint32) uint64 { return uint64(gen)<<32 | uint64(ui
 type backend struct {
 	ring  *ring
 	multi bool
-
-	regs  []reg   // by tag
-	byFD  []int32 // tag registered for each descriptor, or -1
-	rearm []int32 // tags the kernel disarmed, to arm again
-	gen   uint32
-	call  uint64 // Wait calls so far
-	ctl   atomic.Uint64
+	registry
+	call uint64 // Wait calls so far
+	ctl  atomic.Uint64
 }
 
 // opener returns the Open function of the multishot (multi) or one-shot
@@ -84,7 +57,7 @@ func open(o pipebench.Options, multi bool) (pipebench.Backend, error) {
 	}
 	sq := uint32(min(max(o.Pipes, minSQ), maxSQ))
 	cq := uint32(min(4*int(sq), maxCQ))
-	r, err := newRing(sq, cq)
+	r, err := newRing(sq, cq, false)
 	if err != nil {
 		return nil, err
 	}
@@ -92,49 +65,16 @@ func open(o pipebench.Options, multi bool) (pipebench.Backend, error) {
 		r.close()
 		return nil, errNoExtArg
 	}
-	return &backend{
-		ring:  r,
-		multi: multi,
-		regs:  make([]reg, o.Pipes),
-		byFD:  waitcall.Grow[int32](nil, o.MaxFD, -1),
-		rearm: make([]int32, 0, o.Pipes),
-	}, nil
+	return &backend{ring: r, multi: multi, registry: newRegistry(o.Pipes, o.MaxFD)}, nil
 }
 
-func (b *backend) Add(fd int, tag int32) error {
-	if fd < 0 || tag < 0 {
-		return fmt.Errorf("io_uring add fd %d tag %d: negative", fd, tag)
-	}
-	b.byFD = waitcall.Grow(b.byFD, fd, -1)
-	if t := b.byFD[fd]; t >= 0 {
-		return fmt.Errorf("io_uring add fd %d: already registered with tag %d", fd, t)
-	}
-	b.regs = waitcall.Grow(b.regs, int(tag), reg{})
-	if cap(b.rearm) < len(b.regs) {
-		b.rearm = append(make([]int32, 0, len(b.regs)), b.rearm...)
-	}
-	r := &b.regs[tag]
-	if r.state != free {
-		return fmt.Errorf("io_uring add fd %d: tag %d already names fd %d", fd, tag, r.fd)
-	}
-	b.gen = b.gen%(1<<31-1) + 1
-	r.fd, r.gen, r.seen = int32(fd), b.gen, 0
-	b.disarm(tag) // armed by Arm or the next Wait, on the waiting thread
-	b.byFD[fd] = tag
-	return nil
-}
+func (b *backend) Add(fd int, tag int32) error { return b.add(fd, tag) }
 
 // Arm queues a POLL_ADD for every registration not armed yet and submits
 // them all, from the calling thread, which must be the one that will wait
 // (pipebench.Armer): as the queue fills, and once more for the rest.
 func (b *backend) Arm() error {
-	if err := b.rearmAll(); err != nil {
-		return err
-	}
-	if err := b.ring.submit(0); err != nil {
-		return fmt.Errorf("io_uring arm: %w", err)
-	}
-	return nil
+	return b.armAll(b.ring, b)
 }
 
 // arm queues a POLL_ADD for tag's registration.
@@ -154,13 +94,10 @@ func (b *backend) arm(tag int32) error {
 }
 
 func (b *backend) Remove(fd int, tag int32) error {
-	if fd < 0 || fd >= len(b.byFD) || b.byFD[fd] < 0 {
-		return fmt.Errorf("io_uring remove fd %d: not registered", fd)
+	r, err := b.lookup(fd, tag)
+	if err != nil {
+		return err
 	}
-	if t := b.byFD[fd]; t != tag {
-		return fmt.Errorf("io_uring remove fd %d: registered with tag %d, not %d", fd, t, tag)
-	}
-	r := &b.regs[tag]
 	if r.state == armed {
 		s, err := b.ring.slot()
 		if err != nil {
@@ -171,11 +108,7 @@ func (b *backend) Remove(fd int, tag int32) error {
 		b.ring.push()
 		b.ctl.Add(1)
 	}
-	// A disarmed tag stays listed; the re-arm skips it now that it is free.
-	// Completions still on their way carry the old generation and are
-	// dropped.
-	r.state, r.gen = free, 0
-	b.byFD[fd] = -1
+	b.forget(fd, tag)
 	return nil
 }
 
@@ -189,7 +122,7 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 		return 0, waitcall.ErrNoRoom
 	}
 	b.call++
-	if err := b.rearmAll(); err != nil {
+	if err := b.rearmAll(b); err != nil {
 		return 0, err
 	}
 	if b.ring.pending() == 0 {
@@ -204,7 +137,7 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 		// a one-shot poll whose submitting thread exited) are armed again
 		// before waiting: nothing has been reported yet, so the caller has
 		// nothing left to read first.
-		if err := b.rearmAll(); err != nil {
+		if err := b.rearmAll(b); err != nil {
 			return 0, err
 		}
 		min := uint32(1)
@@ -255,12 +188,8 @@ func (b *backend) reap(ready []int32) (int, error) {
 		if c.userData&removeBit != 0 {
 			continue // a POLL_REMOVE's answer; ENOENT when the poll had ended
 		}
-		tag := int32(uint32(c.userData))
-		if int(tag) >= len(b.regs) {
-			continue
-		}
-		r := &b.regs[tag]
-		if r.state != armed || r.gen != uint32(c.userData>>32) {
+		tag, r, ok := b.current(c.userData)
+		if !ok {
 			continue // a removed registration's
 		}
 		if c.res < 0 {
@@ -287,36 +216,6 @@ func (b *backend) reap(ready []int32) (int, error) {
 	}
 	atomic.StoreUint32(rg.cqHead, head)
 	return k, err
-}
-
-// disarm records that the kernel ended tag's poll.
-func (b *backend) disarm(tag int32) {
-	r := &b.regs[tag]
-	r.state = disarmed
-	if !r.listed {
-		r.listed = true
-		b.rearm = append(b.rearm, tag)
-	}
-}
-
-// rearmAll queues a POLL_ADD for every listed tag still disarmed. It
-// tries them all even after a failure, and returns the first.
-func (b *backend) rearmAll() error {
-	var first error
-	for _, tag := range b.rearm {
-		r := &b.regs[tag]
-		r.listed = false
-		if r.state != disarmed {
-			continue
-		}
-		r.state = armed
-		if err := b.arm(tag); err != nil && first == nil {
-			r.state = disarmed
-			first = fmt.Errorf("io_uring re-arm fd %d: %w", r.fd, err)
-		}
-	}
-	b.rearm = b.rearm[:0]
-	return first
 }
 
 func (b *backend) CtlCalls() uint64 { return b.ctl.Load() }

@@ -1,17 +1,32 @@
-// Package uring is the io_uring backend of pipebench: readiness is learnt
-// from the completions of IORING_OP_POLL_ADD requests rather than from a
-// wait call that returns a list. It is written over golang.org/x/sys/unix
-// (io_uring_setup, io_uring_enter and the mmap'd rings; no cgo, no
-// library): ring.go sets a ring up and moves entries through it, abi.go
-// holds the kernel's layouts, backend.go the Backend.
+// Package uring holds the io_uring backends of pipebench. Two learn
+// readiness from the completions of IORING_OP_POLL_ADD requests rather than
+// from a wait call that returns a list; three more let io_uring do the
+// reads and the writes themselves. It is written over
+// golang.org/x/sys/unix (io_uring_setup, io_uring_enter, io_uring_register
+// and the mmap'd rings; no cgo, no library): ring.go sets a ring up and
+// moves entries through it, abi.go holds the kernel's layouts, registry.go
+// the registrations both kinds keep, backend.go the poll Backend, rw.go
+// and rwdrive.go the reading and writing one, bufring.go its provided
+// buffers.
 //
 // Two variants: "uring" arms one multishot poll per descriptor (Linux 5.13)
 // that posts a completion per wake-up and is armed again only when the
 // kernel ends it; "uring-oneshot" arms single-shot polls, each re-armed by
 // the next Wait, one submission per event, the io_uring analogue of
 // EPOLLONESHOT. Registration changes are queued and submitted with the next
-// wait, in the same system call. When io_uring is disabled or missing, Open
-// fails with one line saying why (see avail.go).
+// wait, in the same system call.
+//
+// Three variants do the I/O in the ring (a pipebench.Driver, like the
+// bypass: the harness calls Drive on the reader thread): "uring-rw" arms
+// one multishot read per pipe into a registered ring of provided buffers
+// (Linux 6.7), "uring-rw-oneshot" a plain read per pipe re-armed after each
+// completion (Linux 5.6), "uring-rw-sqpoll" is uring-rw with a kernel
+// thread consuming the submission queue (IORING_SETUP_SQPOLL). Forwarded
+// tokens and credit words are writes queued in the ring and handed to the
+// kernel together, in the io_uring_enter that waits.
+//
+// When io_uring is disabled or missing, or the kernel lacks an operation a
+// variant needs, Open fails with one line saying why (see avail.go, rw.go).
 //
 // Imports: pipebench and internal/waitcall, as every backend; never another
 // backend.
@@ -25,7 +40,7 @@ import "github.com/pipebench/pipebench/pipebench"
 var Factory = pipebench.Factory{
 	Name:     "uring",
 	Summary:  "io_uring multishot poll (IORING_POLL_ADD_MULTI, Linux 5.13), re-armed when the kernel ends it",
-	Features: pipebench.EdgeTriggered,
+	Features: pipebench.EdgeTriggered | pipebench.RingQueued,
 	FDs:      1,
 	Open:     opener(true),
 }
@@ -36,10 +51,47 @@ var Factory = pipebench.Factory{
 var OneShotFactory = pipebench.Factory{
 	Name:     "uring-oneshot",
 	Summary:  "io_uring single-shot poll (IORING_OP_POLL_ADD), re-armed by the next wait",
-	Features: pipebench.OneShot,
+	Features: pipebench.OneShot | pipebench.RingQueued,
 	FDs:      1,
 	Open:     opener(false),
 }
 
-// Factories are both variants, for the command's table of backends.
-var Factories = []pipebench.Factory{Factory, OneShotFactory}
+// RWFactory opens backends whose io_uring reads and writes itself:
+// multishot reads into provided buffers, writes queued together.
+var RWFactory = pipebench.Factory{
+	Name:     "uring-rw",
+	Summary:  "io_uring does the I/O: multishot reads into provided buffers (Linux 6.7), writes queued, one io_uring_enter per batch",
+	Features: pipebench.NoWaitCall | pipebench.RingQueued,
+	FDs:      1,
+	Open:     rwOpener(true, false),
+}
+
+// RWOneShotFactory is RWFactory with plain reads, each re-armed after its
+// completion, for kernels before 6.7.
+var RWOneShotFactory = pipebench.Factory{
+	Name:     "uring-rw-oneshot",
+	Summary:  "io_uring does the I/O: plain reads re-armed after each completion (Linux 5.6), writes queued",
+	Features: pipebench.NoWaitCall | pipebench.RingQueued,
+	FDs:      1,
+	Open:     rwOpener(false, false),
+}
+
+// RWSQPollFactory is RWFactory with a kernel thread that consumes the
+// submission queue (IORING_SETUP_SQPOLL): no system call to submit, one
+// only to wait with an empty completion queue or to wake the thread.
+var RWSQPollFactory = pipebench.Factory{
+	Name:     "uring-rw-sqpoll",
+	Summary:  "uring-rw with IORING_SETUP_SQPOLL: a kernel thread of the process submits, no system call to submit",
+	Features: pipebench.NoWaitCall | pipebench.RingQueued,
+	FDs:      1,
+	Open:     rwOpener(true, true),
+}
+
+// PollFactories are the poll variants; RWFactories those that do the I/O.
+var (
+	PollFactories = []pipebench.Factory{Factory, OneShotFactory}
+	RWFactories   = []pipebench.Factory{RWFactory, RWOneShotFactory, RWSQPollFactory}
+)
+
+// Factories are every variant, for the command's table of backends.
+var Factories = append(append([]pipebench.Factory{}, PollFactories...), RWFactories...)

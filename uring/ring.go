@@ -2,6 +2,9 @@ package uring
 
 import (
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -29,6 +32,11 @@ type ring struct {
 	sqes                 []sqe
 	tail                 uint32 // our copy of *sqTail
 	enters               uint64 // io_uring_enter calls made
+	// sqpoll: a kernel thread (iou-sqp-PID) consumes the SQ, so that a
+	// submission is a store of the tail and a system call only when that
+	// thread sleeps (sqFlags has sqNeedWakeup).
+	sqpoll  bool
+	sqFlags *uint32
 
 	cqHead, cqTail *uint32
 	cqMask         uint32
@@ -42,20 +50,32 @@ type ring struct {
 }
 
 // setupFlags are tried in order until the kernel accepts one: the first
-// needs Linux 5.19, the second any kernel with io_uring.
-var setupFlags = []uint32{
-	setupCQSize | setupClamp | setupSubmitAll | setupCoopTaskrun,
-	setupCQSize | setupClamp,
-}
+// needs Linux 5.19, the second any kernel with io_uring. With SQPOLL the
+// kernel refuses COOP_TASKRUN (its thread posts the completions).
+var (
+	setupFlags = []uint32{
+		setupCQSize | setupClamp | setupSubmitAll | setupCoopTaskrun,
+		setupCQSize | setupClamp,
+	}
+	sqpollFlags = []uint32{
+		setupSQPoll | setupCQSize | setupClamp | setupSubmitAll,
+		setupSQPoll | setupCQSize | setupClamp,
+	}
+)
 
 // newRing makes a ring with at least sqEntries submission slots and
 // cqEntries completion slots (the kernel rounds both up to powers of two
-// and clamps them to its maximum) and maps its memory.
-func newRing(sqEntries, cqEntries uint32) (*ring, error) {
+// and clamps them to its maximum) and maps its memory; with sqpoll, a
+// kernel thread of this process consumes its submission queue.
+func newRing(sqEntries, cqEntries uint32, sqpoll bool) (*ring, error) {
 	var p params
 	var fd int
 	var errno unix.Errno
-	for _, flags := range setupFlags {
+	tries := setupFlags
+	if sqpoll {
+		tries = sqpollFlags
+	}
+	for _, flags := range tries {
 		p = params{flags: flags, cqEntries: cqEntries}
 		fd, errno = setup(sqEntries, &p)
 		if errno != unix.EINVAL {
@@ -65,7 +85,7 @@ func newRing(sqEntries, cqEntries uint32) (*ring, error) {
 	if errno != 0 {
 		return nil, setupError(sqEntries, errno)
 	}
-	r := &ring{fd: fd, features: p.features}
+	r := &ring{fd: fd, features: p.features, sqpoll: sqpoll}
 	if err := r.mapRings(&p); err != nil {
 		r.close()
 		return nil, err
@@ -104,6 +124,7 @@ func (r *ring) mapRings(p *params) error {
 
 	r.sqHead = word(r.sqMem, p.sqOff.head)
 	r.sqTail = word(r.sqMem, p.sqOff.tail)
+	r.sqFlags = word(r.sqMem, p.sqOff.flags)
 	r.sqMask = *word(r.sqMem, p.sqOff.ringMask)
 	r.sqEntries = *word(r.sqMem, p.sqOff.ringEntries)
 	r.sqes = unsafe.Slice((*sqe)(unsafe.Pointer(&r.sqeMem[0])), r.sqEntries)
@@ -147,8 +168,21 @@ func (r *ring) slot() (*sqe, error) {
 }
 
 // submit hands queued entries to the kernel, without waiting for any
-// completion, until at most left remain queued.
+// completion, until at most left remain queued. With SQPOLL the kernel's
+// thread takes them on its own: submit only wakes it if it sleeps, and
+// waits for it to make room when the queue is full.
 func (r *ring) submit(left uint32) error {
+	if r.sqpoll {
+		for r.pending() == r.sqEntries || r.pending() > left && r.sleeping() {
+			if _, e := r.enter(0, false, 0); e != 0 && e != unix.EINTR {
+				return fmt.Errorf("io_uring_enter (wake the SQ thread, %d queued): %w", r.pending(), e)
+			}
+			if r.pending() < r.sqEntries {
+				break
+			}
+		}
+		return nil
+	}
 	for r.pending() > left {
 		n, e := r.enter(0, false, 0)
 		if e != 0 && e != unix.EINTR {
@@ -182,6 +216,17 @@ func (r *ring) push() {
 // and reap, where a goroutine the runtime asked to stop does so.
 func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int, unix.Errno) {
 	var flags, argp, argsz uintptr
+	if r.sqpoll {
+		// The tail stored by push and this load are both sequentially
+		// consistent: the kernel's thread either sees the new tail before
+		// it sleeps or has set the flag by now.
+		if atomic.LoadUint32(r.sqFlags)&sqNeedWakeup != 0 {
+			flags |= enterSQWakeup
+		}
+		if !wait {
+			flags |= enterSQWait // called to make room in the queue
+		}
+	}
 	if wait {
 		flags = enterGetEvents
 		if timeout > 0 {
@@ -193,6 +238,28 @@ func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int,
 	r.enters++
 	n, _, e := syscall.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending()), uintptr(minComplete), flags, argp, argsz)
 	return int(n), e
+}
+
+// sleeping says whether the SQ thread (sqpoll) has gone to sleep and needs
+// an io_uring_enter to take what is queued.
+func (r *ring) sleeping() bool {
+	return r.sqpoll && atomic.LoadUint32(r.sqFlags)&sqNeedWakeup != 0
+}
+
+// register is io_uring_register(2): opcode with nr arguments at arg.
+func (r *ring) register(opcode uintptr, arg unsafe.Pointer, nr uintptr) unix.Errno {
+	_, _, e := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), opcode, uintptr(arg), nr, 0, 0)
+	return e
+}
+
+// supports asks the kernel (IORING_REGISTER_PROBE, Linux 5.6) whether it
+// has opcode op.
+func (r *ring) supports(op uint8) (bool, error) {
+	var p probe
+	if e := r.register(registerProbe, unsafe.Pointer(&p), uintptr(len(p.ops))); e != 0 {
+		return false, fmt.Errorf("io_uring_register probe: %w", e)
+	}
+	return op <= p.lastOp && p.ops[op].flags&probeOpSupported != 0, nil
 }
 
 // close unmaps the ring and closes its descriptor; the kernel then cancels
@@ -217,4 +284,22 @@ func (r *ring) close() error {
 		return fmt.Errorf("close io_uring fd: %w", err)
 	}
 	return nil
+}
+
+// sqThread is the id of the ring's SQPOLL thread, from
+// /proc/self/fdinfo/FD (its SqThread line), or 0 when it has none or the
+// line is missing.
+func (r *ring) sqThread() int {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/self/fdinfo/%d", r.fd))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "SqThread:"); ok {
+			if tid, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && tid > 0 {
+				return tid
+			}
+		}
+	}
+	return 0
 }

@@ -29,7 +29,7 @@ func TestUring(t *testing.T) {
 // submitted it, so a benchmark goroutine that moves to another thread would
 // wake its old one for every event.
 func BenchmarkUring(b *testing.B) {
-	for _, f := range Factories {
+	for _, f := range PollFactories {
 		b.Run(f.Name, func(b *testing.B) { pipebenchtest.BenchmarkPingPong(b, lockedThread(f)) })
 	}
 }

@@ -22,6 +22,9 @@ var backends = []*pipebench.Factory{
 	&epoll.OneShotFactory,
 	&uring.Factory,
 	&uring.OneShotFactory,
+	&uring.RWFactory,
+	&uring.RWOneShotFactory,
+	&uring.RWSQPollFactory,
 	&gonet.Factory,
 	&pipebench.Bypass,
 }

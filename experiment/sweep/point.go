@@ -76,6 +76,11 @@ type Point struct {
 	SamplesPerCall float64          `json:"samples_per_call"`
 	SamplesApply   bool             `json:"samples_per_call_applies"`
 	Tokens         pipebench.Tokens `json:"tokens"`
+	// SyscallsPerToken, CPUPerToken (ns) and CompletionsPerEnter are the
+	// run's (summary.Summary): what a token costs, whatever moves it.
+	SyscallsPerToken    float64 `json:"syscalls_per_token"`
+	CPUPerToken         float64 `json:"cpu_ns_per_token"`
+	CompletionsPerEnter float64 `json:"completions_per_enter,omitempty"`
 }
 
 // NewPoint summarises one finished run.
@@ -87,7 +92,8 @@ func NewPoint(k Key, res *pipebench.Result, warmup int) Point {
 		EventsPerSec: e.Median, CILow: e.CILow, CIHigh: e.CIHigh, CV: e.CV, Noisy: e.Noisy,
 		Intervals: e.N, TokensPerSec: s.TokensPerSec,
 		SamplesPerCall: s.SamplesPerCall, SamplesApply: s.Applies,
-		Tokens: res.Tokens,
+		Tokens:           res.Tokens,
+		SyscallsPerToken: s.SyscallsPerToken, CPUPerToken: s.CPUPerToken, CompletionsPerEnter: s.CompletionsPerEnter,
 	}
 }
 

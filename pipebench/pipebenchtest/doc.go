@@ -5,7 +5,8 @@
 // the same rules and the same yardstick.
 //
 // Checks that depend on declared features (EdgeTriggered, OneShot,
-// NoWaitCall, the writer modes a backend runs with) adapt to them; every
+// NoWaitCall, RingQueued, the writer modes a backend runs with) adapt to
+// them; every
 // backend, a Driver included, also takes harness runs (pipebench.Run) in
 // every writer mode it runs with. None asserts a speed. Timed checks assert only lower bounds, with a
 // generous hang guard. Every descriptor the suite makes is closed by

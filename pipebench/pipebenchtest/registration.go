@@ -104,6 +104,8 @@ func checkRegistration(t *testing.T, f pipebench.Factory) {
 		t.Errorf("CtlCalls went from %d to %d", ctl, c)
 	}
 	if f.Features.Has(pipebench.NoWaitCall) {
+		// Not even a RingQueued driver's: it enters the kernel in Arm and
+		// Drive, on the reader thread, never to register.
 		if n := x.b.WaitSyscalls(); n != 0 {
 			t.Errorf("%d wait system calls by a backend that declares none", n)
 		}

@@ -52,7 +52,9 @@ var runCases = []runCase{
 // every token accounted for, tokens moved, no descriptor left open, the
 // writer mode asked for, readiness calls made (or none, for a backend that
 // declares NoWaitCall), at most one credit word per non-empty readiness
-// call (per read for a Driver), a latency sample per token in latency
+// call (per read for a Driver), no wait system call for a Driver unless it
+// declares RingQueued (whose reads are completions, reaped through
+// io_uring_enter), a latency sample per token in latency
 // mode, one ready-per-call sample per readiness call, and a writer's counts
 // that add up (every token write counted, those that found a pipe full
 // included; a bounded writer reads its credit pipe once per wait). A case
@@ -144,8 +146,19 @@ func checkRunResult(t *testing.T, f *pipebench.Factory, c runCase, res *pipebenc
 	if !noWait && res.PerCall.Count() != tot.Calls {
 		t.Errorf("%d ready-per-call samples for %d readiness calls", res.PerCall.Count(), tot.Calls)
 	}
-	if noWait && tot.WaitSyscalls != 0 {
+	ring := f.Features.Has(pipebench.RingQueued)
+	if res.Setup.Ring != ring {
+		t.Errorf("RingQueued declared %v, in the setup %v", ring, res.Setup.Ring)
+	}
+	switch {
+	case noWait && !ring && tot.WaitSyscalls != 0:
 		t.Errorf("%d wait system calls by a backend that declares none", tot.WaitSyscalls)
+	case noWait && ring && (tot.WaitSyscalls == 0 || tot.Completions < tot.Events):
+		// A driver whose io_uring reads: every event is a completion, and
+		// completions come through io_uring_enter.
+		t.Errorf("%d io_uring_enter calls and %d completions for %d events", tot.WaitSyscalls, tot.Completions, tot.Events)
+	case !(noWait && ring) && tot.Completions != 0:
+		t.Errorf("%d completions counted by a backend that does not do its I/O in a ring", tot.Completions)
 	}
 	if c.Latency && res.Latency.Count() != tk.Received {
 		t.Errorf("latency mode recorded %d samples for %d tokens", res.Latency.Count(), tk.Received)

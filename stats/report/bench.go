@@ -15,7 +15,8 @@ import (
 // run's consecutive intervals as independent. The line's iteration count
 // is the events of the run's intervals after warm-up; evts/sec is their
 // median (the summary's), ns/event 1e9 over it; tokens/sec is over the same
-// intervals and samples/call over the whole window, as in the summary. A
+// intervals and samples/call over the whole window, as in the summary, and
+// so are syscalls/token and cpu-ns/token (the summary's per token line). A
 // run left out of the summary across runs (failed, interrupted, no interval
 // after warm-up, no events) gets a comment line saying so instead, which
 // benchstat ignores.
@@ -81,6 +82,7 @@ func BenchLine(r *summary.Run) string {
 	if s.Applies {
 		fmt.Fprintf(&sb, "\t%.4g samples/call", s.SamplesPerCall)
 	}
+	fmt.Fprintf(&sb, "\t%.4g syscalls/token\t%.0f cpu-ns/token", s.SyscallsPerToken, s.CPUPerToken)
 	return sb.String()
 }
 

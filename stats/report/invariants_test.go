@@ -9,12 +9,14 @@ import (
 
 	"github.com/pipebench/pipebench/epoll"
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 	"github.com/pipebench/pipebench/poll"
 	fdselect "github.com/pipebench/pipebench/select"
 	"github.com/pipebench/pipebench/stats"
 	"github.com/pipebench/pipebench/stats/report"
 	"github.com/pipebench/pipebench/stats/report/reporttest"
 	"github.com/pipebench/pipebench/stats/summary"
+	"github.com/pipebench/pipebench/uring"
 )
 
 // checkFormats renders d in every format and checks each output's numbers
@@ -144,11 +146,15 @@ func TestFixtureNumbers(t *testing.T) {
 			"samples/call   5.00048  (84000 readiness calls, 8 empty)\n",
 			"ready/call     mean 5  p50 5  p90 5  p99 5  max 5\n",
 			"tokens         sent 462007  received 462000  drained 7  lost 0\n",
+			// (42000 waits + 420000 reads + 84000 writes + the writer's
+			// 462007 writes, 42000 reads, 21000 waits) / 462000 tokens;
+			// 910 ms of CPU / 462000 tokens.
+			"per token      syscalls 2.318  cpu 1.97µs\n",
 		},
 		"json": {`"calls": 84000,`, `"empty": 8,`, `"runs_summarized": 1,`, `"runs_left_out": 0,`},
 		"csv":  {"\n1,1,1,epoll,", "\n1,2,0,epoll,1000,10,thread,1,100000,110000,20000,2,100000,20000,0,0,10000,100000,110000,"},
 		// 100000+110000+120000 events after warm-up; 1e9/110000 ns/event.
-		"bench": {"\nBenchmarkPipes/backend=epoll/pipes=1000/inflight=10/writer=thread\t330000\t9090.9 ns/event\t110000 evts/sec\t121000 tokens/sec\t5 samples/call\n"},
+		"bench": {"\nBenchmarkPipes/backend=epoll/pipes=1000/inflight=10/writer=thread\t330000\t9090.9 ns/event\t110000 evts/sec\t121000 tokens/sec\t5 samples/call\t2.318 syscalls/token\t1970 cpu-ns/token\n"},
 	} {
 		out := string(renderAll(t, f, d))
 		for _, w := range want {
@@ -288,5 +294,34 @@ func TestCheckCatches(t *testing.T) {
 	s.Warmup = 5
 	if err := reporttest.Check(res, s, 5); err == nil || !strings.Contains(err.Error(), "evts/sec over 4 intervals, want 0") {
 		t.Errorf("Check of a summary that kept the warm-up: %v", err)
+	}
+}
+
+// TestRingRunsInvariants: a driver whose io_uring does the reads and writes
+// (uring-rw) holds every invariant too, its system calls per token and
+// completions per enter among them, in every format.
+func TestRingRunsInvariants(t *testing.T) {
+	for _, writer := range []pipebench.WriterMode{pipebench.WriterSelf, pipebench.WriterThread} {
+		t.Run(writer.String(), func(t *testing.T) {
+			cfg := pipebench.Config{
+				Pipes: 30, InFlight: 3, Backend: &uring.RWFactory, Writer: writer, Seed: 5,
+				Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
+			}
+			res, err := pipebench.Run(cfg)
+			pipebenchtest.SkipIfRefused(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := summary.Summarize(res, 1)
+			if err := reporttest.Check(res, s, 1); err != nil {
+				t.Error(err)
+			}
+			if s.CompletionsPerEnter <= 0 || s.SyscallsPerToken <= 0 {
+				t.Errorf("completions per enter %v, system calls per token %v: want both above 0", s.CompletionsPerEnter, s.SyscallsPerToken)
+			}
+			d := &report.Document{Tool: "pipebench", Config: report.NewConfig(&cfg, 1, 1)}
+			d.AddRun(res, nil)
+			checkFormats(t, d)
+		})
 	}
 }

@@ -47,6 +47,10 @@ func (d *SweepDoc) WriteText(w io.Writer) error {
 		ew.printf("\n%s over each whole run %s\n", st.What, settingsNote(r))
 		writeGrid(ew, st)
 	}
+	for _, ct := range SweepCostTables(r) {
+		ew.printf("\n%s over each whole run\n", ct.What)
+		writeGrid(ew, ct)
+	}
 	blank := "\n" // one blank line before the first list
 	list := func(title string, ms []sweep.Missing) {
 		if len(ms) == 0 {

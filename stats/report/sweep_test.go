@@ -198,3 +198,33 @@ func TestWriteUnknownFormat(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestWriteTextCosts: system calls and CPU per token follow the evts/sec
+// table, one grid each, without the noisy mark, when the points have them.
+func TestWriteTextCosts(t *testing.T) {
+	r := handMade()
+	for i := range r.Points {
+		r.Points[i].SyscallsPerToken = 2 / float64(i+1)
+		r.Points[i].CPUPerToken = 1000 * float64(i+1)
+	}
+	var b bytes.Buffer
+	if err := NewSweepDoc(r, nil).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `
+system calls per token over each whole run
+pipes    poll   select   epoll
+   10       2        1  0.6667
+ 1000     0.5      0.4  0.3333
+20000  0.2857  skipped    0.25
+
+CPU per token (ns) over each whole run
+pipes  poll   select  epoll
+   10  1000     2000   3000
+ 1000  4000     5000   6000
+20000  7000  skipped   8000
+`
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("text\n got:\n%s\nwant it to contain:\n%s", b.String(), want)
+	}
+}

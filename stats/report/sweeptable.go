@@ -112,6 +112,34 @@ func SweepSamplesTable(r *sweep.Result) (SweepTable, bool) {
 	return t, sweep.SamplesVary(r.Points)
 }
 
+// SweepCostTables are what a token costs, in the same layout: system
+// calls per token and CPU per token (every thread of every process that
+// took part) over each whole run; none when no point has them (a sweep
+// saved before they were kept). The noisy mark is evts/sec's and is left
+// off.
+func SweepCostTables(r *sweep.Result) []SweepTable {
+	var ts []SweepTable
+	for _, c := range []struct {
+		what string
+		of   func(sweep.Point) float64
+	}{
+		{"system calls per token", func(p sweep.Point) float64 { return p.SyscallsPerToken }},
+		{"CPU per token (ns)", func(p sweep.Point) float64 { return p.CPUPerToken }},
+	} {
+		if !slices.ContainsFunc(r.Points, func(p sweep.Point) bool { return c.of(p) > 0 }) {
+			continue
+		}
+		t := buildSweepTable(r, c.what, func(p sweep.Point) (float64, bool) { return c.of(p), true }, nil)
+		for _, row := range t.Rows {
+			for i := range row.Cells {
+				row.Cells[i].Noisy = false
+			}
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
 func cellAt(cs []SweepCell, i int) SweepCell {
 	if i < 0 {
 		return SweepCell{}

@@ -138,6 +138,11 @@ func (t *Text) RunDone(r *summary.Run) error {
 	}
 	t.printf("per event      calls %s  wait syscalls %s  reads %s  writes %s  ctl %s  writer waits %s", ratio4(s.CallsPerEvent), ratio4(s.WaitSyscallsPerEvent),
 		ratio4(s.ReadsPerEvent), ratio4(s.WritesPerEvent), ratio4(s.CtlPerEvent), ratio4(s.WriterWaitsPerEvent))
+	if summary.RingIO(st) {
+		t.printf("per token      syscalls %s  cpu %s  completions/enter %s", ratio4(s.SyscallsPerToken), Nanos(s.CPUPerToken), ratio4(s.CompletionsPerEnter))
+	} else {
+		t.printf("per token      syscalls %s  cpu %s", ratio4(s.SyscallsPerToken), Nanos(s.CPUPerToken))
+	}
 	if ch := res.Totals.Changes; ch > 0 {
 		t.printf("churn          %d changes, %s ctl calls per change", ch, ratio4(float64(res.Totals.Ctl)/float64(ch)))
 	}

@@ -52,6 +52,9 @@ func costs(res *pipebench.Result) []Cost {
 	if writer && (mode == pipebench.WriterThread || mode == pipebench.WriterProcess) {
 		c = append(c, one("writer thread", res.WriterThread))
 	}
+	if k := res.KernelThread; k != nil {
+		c = append(c, one(k.Name, k.Usage))
+	}
 	restOf := func(who string, u pipebench.Usage) Cost {
 		r := one(who, u)
 		r.UserPerEvent, r.SystemPerEvent = nil, nil
@@ -66,12 +69,16 @@ func costs(res *pipebench.Result) []Cost {
 }
 
 // rests are what the threads of each process other than its reader and
-// writer used: the Go runtime (sysmon, the garbage collector), the
-// reporter, the signal handler. The second is the writer process's.
+// writer (and the backend's kernel thread) used: the Go runtime (sysmon,
+// the garbage collector), the reporter, the signal handler. The second is
+// the writer process's.
 func rests(res *pipebench.Result) (rest, writerRest pipebench.Usage) {
 	rest = res.Process.Sub(res.ReaderThread)
 	if res.Setup.Writer == pipebench.WriterThread {
 		rest = rest.Sub(res.WriterThread)
+	}
+	if k := res.KernelThread; k != nil {
+		rest = rest.Sub(k.Usage)
 	}
 	return rest, res.WriterProcess.Sub(res.WriterThread)
 }

@@ -53,6 +53,16 @@ type Summary struct {
 	WritesPerEvent       float64 `json:"writes_per_event"`
 	CtlPerEvent          float64 `json:"ctl_per_event"`
 	WriterWaitsPerEvent  float64 `json:"writer_waits_per_event"`
+	// Per token received, over the whole window: the system calls of the
+	// measured threads (Syscalls), and the CPU time of every process that
+	// took part, all their threads (an io_uring SQPOLL thread, a thread of
+	// the reading process, included), in nanoseconds.
+	SyscallsPerToken float64 `json:"syscalls_per_token"`
+	CPUPerToken      float64 `json:"cpu_ns_per_token"`
+	// CompletionsPerEnter is io_uring completions reaped per io_uring_enter,
+	// for a driver that does its I/O in a ring (Setup.Ring and
+	// Setup.NoWaitCall); 0 otherwise.
+	CompletionsPerEnter float64 `json:"completions_per_enter,omitempty"`
 	// Costs are CPU time and context switches per event and per second for
 	// each thread and process that took part.
 	Costs []Cost `json:"costs"`
@@ -121,6 +131,11 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	s.WritesPerEvent = stats.PerEvent(t.Writes+res.WriterWrites, t.Events)
 	s.CtlPerEvent = stats.PerEvent(t.Ctl, t.Events)
 	s.WriterWaitsPerEvent = stats.PerEvent(res.WriterWaits, t.Events)
+	s.SyscallsPerToken = stats.PerEvent(Syscalls(res), t.Tokens)
+	s.CPUPerToken = stats.PerEvent(uint64(max(res.Process.CPU(), 0)+max(res.WriterProcess.CPU(), 0)), t.Tokens)
+	if RingIO(res.Setup) {
+		s.CompletionsPerEnter = stats.PerEvent(t.Completions, t.WaitSyscalls)
+	}
 	s.Costs = costs(res)
 	if l := &res.Latency; l.Count() > 0 {
 		s.Latency = &Latency{Tokens: l.Count(), P50: quantile(l, 0.5), P90: quantile(l, 0.9), P99: quantile(l, 0.99),
@@ -155,6 +170,30 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	}
 	return s
 }
+
+// Syscalls are the system calls the measured threads made in the window:
+// the readiness mechanism's (every epoll_pwait, ppoll, pselect6 or
+// io_uring_enter, SQPOLL wake-ups included), the reader's reads and
+// writes, its interest changes, and a writer's reads, writes and waits.
+// Left out: the interest changes of an io_uring backend, which are entries
+// carried by its io_uring_enter calls, and for a driver that does its I/O
+// in the ring (uring-rw) its reads and writes too; the Go runtime's own
+// calls, outside the measured threads.
+func Syscalls(res *pipebench.Result) uint64 {
+	t := res.Totals
+	n := t.WaitSyscalls + res.WriterReads + res.WriterWrites + res.WriterWaits
+	if !RingIO(res.Setup) {
+		n += t.Reads + t.Writes
+	}
+	if !res.Setup.Ring {
+		n += t.Ctl
+	}
+	return n
+}
+
+// RingIO says whether the run's backend did its reads and writes in an
+// io_uring: Counts.Reads and Writes count its completed operations.
+func RingIO(s pipebench.Setup) bool { return s.Ring && s.NoWaitCall }
 
 // quantile is h's q-quantile to the digits h holds.
 func quantile(h *stats.Hist, q float64) float64 {

@@ -18,10 +18,11 @@ import (
 
 // BenchLine is one result line of the bench format, as benchfmt reads it.
 type BenchLine struct {
-	Name                         string
-	Iters                        int
-	NsPerEvent, EvtsPerSec       float64
-	TokensPerSec, SamplesPerCall float64
+	Name                          string
+	Iters                         int
+	NsPerEvent, EvtsPerSec        float64
+	TokensPerSec, SamplesPerCall  float64
+	SyscallsPerToken, CPUPerToken float64
 }
 
 var benchComment = regexp.MustCompile(`(?m)^# run ([0-9]+): no result line: (.+)$`)
@@ -51,6 +52,10 @@ func ParseBench(out []byte) ([]BenchLine, map[int]string, error) {
 					l.TokensPerSec = x
 				case "samples/call":
 					l.SamplesPerCall = x
+				case "syscalls/token":
+					l.SyscallsPerToken = x
+				case "cpu-ns/token":
+					l.CPUPerToken = x
 				}
 			}
 			lines = append(lines, l)
@@ -133,6 +138,12 @@ func CheckBenchAgainst(out []byte, d *report.Document) error {
 		}
 		if s.Applies && !near(l.SamplesPerCall, s.SamplesPerCall, 1e-3) {
 			c.errorf("%v samples/call, the summary has %v", l.SamplesPerCall, s.SamplesPerCall)
+		}
+		if !near(l.SyscallsPerToken, s.SyscallsPerToken, 1e-3) {
+			c.errorf("%v syscalls/token, the summary has %v", l.SyscallsPerToken, s.SyscallsPerToken)
+		}
+		if math.Abs(l.CPUPerToken-s.CPUPerToken) > 0.5 {
+			c.errorf("%v cpu-ns/token, the summary has %v", l.CPUPerToken, s.CPUPerToken)
 		}
 	}
 	if k != len(lines) {

@@ -145,6 +145,26 @@ func checkPerEvent(c *checker, res *pipebench.Result, s summary.Summary) {
 	c.eqF("writes per event", s.WritesPerEvent, ratio(t.Writes+res.WriterWrites, t.Events))
 	c.eqF("ctl per event", s.CtlPerEvent, ratio(t.Ctl, t.Events))
 	c.eqF("writer waits per event", s.WriterWaitsPerEvent, ratio(res.WriterWaits, t.Events))
+	// System calls per token: the wait calls and the writer's calls, and
+	// the reader's reads, writes and interest changes unless they are
+	// io_uring entries (Setup.Ring; reads and writes only for a driver
+	// that does its I/O in the ring).
+	calls := t.WaitSyscalls + res.WriterReads + res.WriterWrites + res.WriterWaits
+	ringIO := res.Setup.Ring && res.Setup.NoWaitCall
+	if !ringIO {
+		calls += t.Reads + t.Writes
+	}
+	if !res.Setup.Ring {
+		calls += t.Ctl
+	}
+	c.eqF("syscalls per token", s.SyscallsPerToken, ratio(calls, t.Tokens))
+	c.eqF("cpu per token", s.CPUPerToken, ratio(uint64(max(res.Process.CPU(), 0)+max(res.WriterProcess.CPU(), 0)), t.Tokens))
+	switch {
+	case ringIO:
+		c.eqF("completions per enter", s.CompletionsPerEnter, ratio(t.Completions, t.WaitSyscalls))
+	case s.CompletionsPerEnter != 0 || t.Completions != 0:
+		c.errorf("%d completions, %v per enter, for a backend that does not do its I/O in a ring", t.Completions, s.CompletionsPerEnter)
+	}
 	if s.Applies {
 		c.eqF("samples per call", s.SamplesPerCall, ratio(t.Events, t.Calls-t.EmptyCalls))
 	}
