@@ -68,22 +68,22 @@ func TestRunStopTheWorld(t *testing.T) {
 }
 
 // collectEvery makes cfg's run start, once its setup is done, a goroutine
-// that forces a garbage collection (two stops of the world) every period;
-// the function it returns ends that goroutine and waits for it.
+// that forces a garbage collection (two stops of the world) at once and
+// then every period; the function it returns ends that goroutine and waits
+// for it.
 func collectEvery(cfg *pipebench.Config, period time.Duration) (stop func()) {
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	cfg.OnSetup = func(pipebench.Setup) {
 		wg.Go(func() {
-			t := time.NewTicker(period)
-			defer t.Stop()
 			for {
 				select {
 				case <-quit:
 					return
-				case <-t.C:
-					runtime.GC()
+				default:
 				}
+				runtime.GC()
+				time.Sleep(period)
 			}
 		})
 	}
