@@ -172,6 +172,15 @@ func (w *Worker) moved(n uint64) {
 	w.writes.Add(n)
 }
 
+// followed counts n tokens read one by one, each an event of one token,
+// and writes credit words (the bypass with a writer process).
+func (w *Worker) followed(n, writes uint64) {
+	w.events.Add(n)
+	w.tokens.Add(n)
+	w.reads.Add(n)
+	w.writes.Add(writes)
+}
+
 // Missed counts one read(2) that found its pipe empty (EAGAIN). afterWake
 // says that it followed a wake-up reporting the pipe readable, which makes
 // it a spurious report; a goroutine's first read, made before it parks, is

@@ -1,9 +1,12 @@
 package pipebench_test
 
 import (
+	"errors"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -64,6 +67,66 @@ func TestRunStopTheWorld(t *testing.T) {
 		if n := gcCycles() - gc0; n < 10 {
 			t.Errorf("-l %d: %d garbage collections in a 1 s run that forced one every 5 ms", inFlight, n)
 		}
+	}
+}
+
+// TestBypassProcessStopTheWorld: garbage collections go on while the
+// bypass's reader waits in blocking reads (which the kernel restarts after
+// the runtime's signals) for a writer process's tokens: each stop of the
+// world lasts until the next token arrives, never forever, since the
+// writer, in its own process, always holds the credit for it; and the run
+// ends, its waiting read ended by the writer closing its write ends, with
+// every token accounted for.
+func TestBypassProcessStopTheWorld(t *testing.T) {
+	for _, inFlight := range []int{1, 8} {
+		cfg := baseConfig()
+		cfg.Backend, cfg.Writer, cfg.InFlight = &pipebench.Bypass, pipebench.WriterProcess, inFlight
+		cfg.Duration, cfg.Interval = time.Second, 100*time.Millisecond
+		stopGC := collectEvery(&cfg, 5*time.Millisecond)
+		gc0 := gcCycles()
+		res, err := pipebench.Run(cfg)
+		stopGC()
+		if err != nil {
+			t.Fatalf("-l %d: %v", inFlight, err)
+		}
+		checkAccounting(t, res)
+		if res.Setup.Writer != pipebench.WriterProcess || res.Totals.Events == 0 {
+			t.Errorf("-l %d: writer %s, %d events", inFlight, res.Setup.Writer, res.Totals.Events)
+		}
+		if n := gcCycles() - gc0; n < 10 {
+			t.Errorf("-l %d: %d garbage collections in a 1 s run that forced one every 5 ms", inFlight, n)
+		}
+	}
+}
+
+// TestBypassProcessStoppedWriter: a writer process stopped (SIGSTOP) in the
+// middle of a run leaves the bypass's reader waiting in a blocking read for
+// a token that will not come; the run stalls, and once the window has closed
+// the writer is killed to free the reader: the run ends with an error, not a
+// hang. Garbage collection is off for it: a stop of the world while the
+// writer is stopped would wait for the reader's read, as long as the writer
+// stays stopped (docs/workload.md says so), and stop the reporter that
+// notices the stall.
+func TestBypassProcessStoppedWriter(t *testing.T) {
+	defer pipebench.SetReaderGrace(300 * time.Millisecond)()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	cfg := baseConfig()
+	cfg.Backend, cfg.Writer, cfg.InFlight = &pipebench.Bypass, pipebench.WriterProcess, 1
+	cfg.Duration, cfg.Interval, cfg.StallAfter = 5*time.Second, 100*time.Millisecond, 300*time.Millisecond
+	cfg.OnSetup = func(s pipebench.Setup) {
+		time.AfterFunc(200*time.Millisecond, func() { syscall.Kill(s.WriterPID, syscall.SIGSTOP) })
+	}
+	t0 := time.Now()
+	res, err := pipebench.Run(cfg)
+	var stall *pipebench.StallError
+	if !errors.As(err, &stall) {
+		t.Fatalf("a stopped writer process: got %v, want a stall", err)
+	}
+	if res == nil || res.Totals.Events == 0 {
+		t.Errorf("no events before the writer stopped: %+v", res)
+	}
+	if took := time.Since(t0); took > 4*time.Second {
+		t.Errorf("the run took %v to end after its writer stopped", took)
 	}
 }
 
