@@ -109,6 +109,8 @@ func TestBadInput(t *testing.T) {
 		{"timeout-slack-negative", "timeout -slack -1us"},
 		{"timeout-format-unknown", "timeout -format xml"},
 		{"timeout-list-twice", "timeout -timeouts 1ms,1ms"},
+		{"seeds-format-unknown", "seeds -format xml"},
+		{"seeds-stray-argument", "seeds -quick extra"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

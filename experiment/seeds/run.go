@@ -272,7 +272,7 @@ func pipePollShare(prof *profile.Profiler) share {
 				return share{value: 100 * r.Share}
 			}
 		}
-		return share{err: fmt.Errorf("pipe_poll is not among the %d samples' functions", t.Total)}
+		return share{err: fmt.Errorf("pipe_poll was not sampled: none of the run's %d samples was taken in it", t.Total)}
 	}
 	return share{err: errors.New("no kernel profile was recorded (the run failed before its window)")}
 }
