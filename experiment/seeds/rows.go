@@ -327,9 +327,9 @@ func (x *runner) rows002() []Row {
 	return []Row{
 		cs[0].judged(batch, fmt.Sprintf("%.4g ÷ %.4g samples per call; %s", slept.SamplesPerCall, none.SamplesPerCall, load), same(Expect(Above, batch))),
 		cs[1].judged(eff, fmt.Sprintf("%v ÷ %v of the process's CPU per token; %s", time.Duration(cpuPerToken(rn)), time.Duration(cpuPerToken(rs)), load), same(Expect(Above, eff))),
-		cs[2].judged(inv, fmt.Sprintf("here the sleep against no sleep (the process's involuntary cs/sec, %.0f ÷ %.0f)", invol(rs), invol(rn)),
+		cs[2].judged(inv, fmt.Sprintf("the sleep against no sleep: the process's involuntary cs/sec, %.0f ÷ %.0f", invol(rs), invol(rn)),
 			Incomparable(kernel+"; the row shows the sleep against no sleep instead")),
-		cs[3].judged(idl, fmt.Sprintf("here the sleep against no sleep (the CPU the run left idle of %d, %.1f%% ÷ %.1f%%; other processes' use not counted)", runtime.NumCPU(), idle(rs), idle(rn)),
+		cs[3].judged(idl, fmt.Sprintf("the sleep against no sleep: the CPU the run left idle of %d, %.1f%% ÷ %.1f%% (other processes' use not counted)", runtime.NumCPU(), idle(rs), idle(rn)),
 			Incomparable(kernel+"; the row shows the sleep against no sleep instead")),
 	}
 }
@@ -341,7 +341,7 @@ func (x *runner) rows003() []Row {
 	var rows []Row
 	first := p.Timeouts[0]
 	tcmd := fmt.Sprintf("pipebench timeout -timeouts %v -mechanisms epoll_wait,epoll_pwait2,epoll+timerfd -samples %d", first, p.TimeoutSamples)
-	stated := "no figure: the thread states that epoll_pwait's 1 ms timeout is too coarse and proposes a timerfd in the epoll set instead"
+	stated := "no figure: the thread states that epoll_pwait's 1 ms timeout is too coarse, and a reply proposes a timerfd for the precision"
 	for _, m := range []timeout.Mechanism{timeout.EpollPwait2, timeout.Timerfd} {
 		c := claim{"003", fmt.Sprintf("epoll_wait rounds a %v timeout up to 1 ms; %s does not", first, m), fmt.Sprintf("median overshoot, epoll_wait ÷ %s", m), 0, stated, tcmd}
 		ew, e1 := x.overshoot(timeout.EpollWait, first)
@@ -380,7 +380,7 @@ func (x *runner) rows003() []Row {
 	lcmd := func(n int) string {
 		return fmt.Sprintf("pipebench -n %d -l 1 -writer thread -latency -b poll; the same with -b epoll", n)
 	}
-	epollNote := "; the seed's epoll figures are QEMU with the proposed epoll_pwait1 (with existing epoll and a timerfd the thread calls them too close to tell apart)"
+	epollNote := "; the seed's epoll figures are QEMU with the proposed epoll_pwait1, not an existing call (asked about existing epoll with a timerfd, the author found it too close to epoll_pwait1 to see differences)"
 	for i, n := range p.LatencyPipes {
 		if i >= len(qemuFDs) {
 			break
