@@ -9,7 +9,7 @@ import (
 
 // Driver is implemented by a Backend that has no readiness call to answer
 // Wait with: the bypass (Bypass), which reads each token from the pipe it
-// wrote it to, on the reader thread itself, and the Go runtime's netpoller
+// was written to, on the reader thread itself, and the Go runtime's netpoller
 // (gonet), where one goroutine per pipe blocks in a read and the runtime's
 // own epoll wakes it. For such a backend the harness calls Drive, on the
 // reader thread, instead of running its own loop, and never calls Wait. Its
@@ -164,7 +164,7 @@ func (w *Worker) Got(pipe int, b []byte) error {
 }
 
 // moved counts n tokens moved one by one, each a read of one token and a
-// write of it (the bypass).
+// write of it (the bypass in self mode).
 func (w *Worker) moved(n uint64) {
 	w.events.Add(n)
 	w.tokens.Add(n)

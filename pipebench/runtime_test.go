@@ -2,6 +2,7 @@ package pipebench_test
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -47,54 +48,42 @@ func TestRunLendsPs(t *testing.T) {
 }
 
 // TestRunStopTheWorld: garbage collections, each stopping the world twice,
-// go on while the reader and the writer thread sleep in raw system calls
-// (which the runtime must interrupt with a signal), and the run still
-// accounts for every token. A wait the kernel restarts after a signal would
-// hang this test.
+// go on while the measured threads sleep, and the run still accounts for
+// every token. With epoll and a writer thread, the reader and the writer
+// sleep in raw system calls that the runtime interrupts with a signal: a
+// wait the kernel restarts after a signal would hang this test. The bypass
+// with a writer process waits in blocking reads, which the kernel does
+// restart: each stop of the world then lasts until the next token arrives,
+// never forever, since the writer, in its own process, always holds the
+// credit for it; the run ends, its waiting read ended by the writer closing
+// its write ends.
 func TestRunStopTheWorld(t *testing.T) {
-	for _, inFlight := range []int{1, 8} {
-		cfg := baseConfig()
-		cfg.Backend, cfg.Writer, cfg.InFlight = &epoll.Factories[0], pipebench.WriterThread, inFlight
-		cfg.Duration, cfg.Interval = time.Second, 100*time.Millisecond
-		stopGC := collectEvery(&cfg, 5*time.Millisecond)
-		gc0 := gcCycles()
-		res, err := pipebench.Run(cfg)
-		stopGC()
-		if err != nil {
-			t.Fatalf("-l %d: %v", inFlight, err)
-		}
-		checkAccounting(t, res)
-		if n := gcCycles() - gc0; n < 10 {
-			t.Errorf("-l %d: %d garbage collections in a 1 s run that forced one every 5 ms", inFlight, n)
-		}
-	}
-}
-
-// TestBypassProcessStopTheWorld: garbage collections go on while the
-// bypass's reader waits in blocking reads (which the kernel restarts after
-// the runtime's signals) for a writer process's tokens: each stop of the
-// world lasts until the next token arrives, never forever, since the
-// writer, in its own process, always holds the credit for it; and the run
-// ends, its waiting read ended by the writer closing its write ends, with
-// every token accounted for.
-func TestBypassProcessStopTheWorld(t *testing.T) {
-	for _, inFlight := range []int{1, 8} {
-		cfg := baseConfig()
-		cfg.Backend, cfg.Writer, cfg.InFlight = &pipebench.Bypass, pipebench.WriterProcess, inFlight
-		cfg.Duration, cfg.Interval = time.Second, 100*time.Millisecond
-		stopGC := collectEvery(&cfg, 5*time.Millisecond)
-		gc0 := gcCycles()
-		res, err := pipebench.Run(cfg)
-		stopGC()
-		if err != nil {
-			t.Fatalf("-l %d: %v", inFlight, err)
-		}
-		checkAccounting(t, res)
-		if res.Setup.Writer != pipebench.WriterProcess || res.Totals.Events == 0 {
-			t.Errorf("-l %d: writer %s, %d events", inFlight, res.Setup.Writer, res.Totals.Events)
-		}
-		if n := gcCycles() - gc0; n < 10 {
-			t.Errorf("-l %d: %d garbage collections in a 1 s run that forced one every 5 ms", inFlight, n)
+	for _, c := range []struct {
+		backend *pipebench.Factory
+		writer  pipebench.WriterMode
+	}{
+		{&epoll.Factories[0], pipebench.WriterThread},
+		{&pipebench.Bypass, pipebench.WriterProcess},
+	} {
+		for _, inFlight := range []int{1, 8} {
+			name := fmt.Sprintf("%s -writer %s -l %d", c.backend.Name, c.writer, inFlight)
+			cfg := baseConfig()
+			cfg.Backend, cfg.Writer, cfg.InFlight = c.backend, c.writer, inFlight
+			cfg.Duration, cfg.Interval = time.Second, 100*time.Millisecond
+			stopGC := collectEvery(&cfg, 5*time.Millisecond)
+			gc0 := gcCycles()
+			res, err := pipebench.Run(cfg)
+			stopGC()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			checkAccounting(t, res)
+			if res.Setup.Writer != c.writer {
+				t.Errorf("%s: writer %s", name, res.Setup.Writer)
+			}
+			if n := gcCycles() - gc0; n < 10 {
+				t.Errorf("%s: %d garbage collections in a 1 s run that forced one every 5 ms", name, n)
+			}
 		}
 	}
 }

@@ -213,29 +213,29 @@ func (x *runner) rows004() []Row {
 	}
 	beyond := "; the 2002 table goes on to 16000 pipes, which one process cannot hold here in pipetest's single thread (2 descriptors a pipe, limit 20000)"
 	cmd := fmt.Sprintf("pipebench sweep -b poll,epoll -n 1000,%d -l 1 -writer self", last)
+	fall := func(c claim, backend string, judge func(float64) Judgement) Row {
+		a, ok := get(backend, 1000)
+		if !ok {
+			return c.missing(missingWhy(1000))
+		}
+		b, ok := get(backend, last)
+		if !ok {
+			return c.missing(missingWhy(last))
+		}
+		here := a / b
+		return c.judged(here, fmt.Sprintf("%.0f at 1000 ÷ %.0f at %d pipes", a, b, last), judge(here))
+	}
 	theirs, from := ratioOf(pipetestPoll[1000], pipetestPoll[lref])
-	c := claim{"004", fmt.Sprintf("poll falls as pipes grow, as 1/N: from 1000 to %d pipes", lref), "poll evts/sec, 1000 ÷ N pipes", theirs, from + beyond, cmd}
-	if a, ok1 := get("poll", 1000); !ok1 {
-		rows = append(rows, c.missing(missingWhy(1000)))
-	} else if b, ok2 := get("poll", last); !ok2 {
-		rows = append(rows, c.missing(missingWhy(last)))
-	} else {
-		here := a / b
-		half := float64(last) / 1000 / 2
-		rows = append(rows, c.judged(here, fmt.Sprintf("%.0f at 1000 ÷ %.0f at %d pipes", a, b, last),
-			AtLeast(half, here, fmt.Sprintf("half the %.3gx fall that 1/N predicts: pipebench's bound", 2*half))))
-	}
+	half := float64(last) / 1000 / 2
+	rows = append(rows, fall(claim{"004", fmt.Sprintf("poll falls as pipes grow, as 1/N: from 1000 to %d pipes", lref), "poll evts/sec, 1000 ÷ N pipes", theirs, from + beyond, cmd}, "poll",
+		func(here float64) Judgement {
+			return AtLeast(half, here, fmt.Sprintf("half the %.3gx fall that 1/N predicts: pipebench's bound", 2*half))
+		}))
 	theirs, from = ratioOf(pipetestEpoll[1000], pipetestEpoll[lref])
-	c = claim{"004", fmt.Sprintf("epoll stays flat as pipes grow: from 1000 to %d pipes", lref), "epoll evts/sec, 1000 ÷ N pipes", theirs, from + beyond, cmd}
-	if a, ok1 := get("epoll", 1000); !ok1 {
-		rows = append(rows, c.missing(missingWhy(1000)))
-	} else if b, ok2 := get("epoll", last); !ok2 {
-		rows = append(rows, c.missing(missingWhy(last)))
-	} else {
-		here := a / b
-		rows = append(rows, c.judged(here, fmt.Sprintf("%.0f at 1000 ÷ %.0f at %d pipes", a, b, last),
-			AtMost(1.25, here, "a fall of at most 25%: pipebench's bound for flat")))
-	}
+	rows = append(rows, fall(claim{"004", fmt.Sprintf("epoll stays flat as pipes grow: from 1000 to %d pipes", lref), "epoll evts/sec, 1000 ÷ N pipes", theirs, from + beyond, cmd}, "epoll",
+		func(here float64) Judgement {
+			return AtMost(1.25, here, "a fall of at most 25%: pipebench's bound for flat")
+		}))
 	return rows
 }
 
