@@ -122,7 +122,7 @@ const bypassPublish = 64
 func (b *bypass) Drive(d *Drive) error {
 	w := d.Workers(1)[0]
 	if !d.self {
-		return b.follow(d, w)
+		return b.follow(d, w, &followed{route: tokens.NewRouter(d.route, d.seed, d.pipes)})
 	}
 	at := make([]int32, d.inFlight) // the pipe each token is in
 	prime := tokens.NewRouter(d.route, d.seed^primeSeed, d.pipes)
@@ -171,6 +171,13 @@ func (b *bypass) move(d *Drive, w *Worker, at []int32, size int) error {
 
 var _ Driver = (*bypass)(nil)
 
+// followed is where follow is on the writer's route: the route, and the
+// tokens read whose credits it has not given back yet.
+type followed struct {
+	route tokens.Router
+	owed  uint64
+}
+
 // followCredits is how many tokens the bypass reads between two credit
 // words to a writer process with inFlight tokens in flight: half of them,
 // rounded up, so that the writer has tokens to write while the reader
@@ -187,16 +194,15 @@ func followCredits(inFlight int) uint64 { return uint64(inFlight+1) / 2 }
 // clock only in latency mode. End of file once the run has ended is the
 // writer process closing its write ends as it stops (FollowsRoute); before
 // that, it is the writer gone.
-func (b *bypass) follow(d *Drive, w *Worker) error {
-	route := tokens.NewRouter(d.route, d.seed, d.pipes)
+func (b *bypass) follow(d *Drive, w *Worker, f *followed) error {
 	size := d.format.Size()
 	every := followCredits(d.inFlight)
 	var buf [LatencyTokenSize]byte
 	var cbuf [8]byte
-	var events, writes, owed uint64 // since the last publication; credits not given back
+	var events, writes uint64 // since the last publication
 	defer func() { w.followed(events, writes) }()
 	for !d.stop.Load() {
-		i := route.Pick()
+		i := f.route.Pick()
 		fd := b.fds[i]
 		m, e := readWaiting(fd, buf[:size])
 		for e == unix.EINTR {
@@ -216,11 +222,11 @@ func (b *bypass) follow(d *Drive, w *Worker) error {
 		}
 		w.decode(buf[:m])
 		events++
-		if owed++; owed == every {
-			if err := tokens.SendCredit(d.credit, &cbuf, owed); err != nil {
+		if f.owed++; f.owed == every {
+			if err := tokens.SendCredit(d.credit, &cbuf, f.owed); err != nil {
 				return fmt.Errorf("bypass: give the writer process its credits: %w", err)
 			}
-			owed = 0
+			f.owed = 0
 			writes++
 		}
 		if events == bypassPublish {
