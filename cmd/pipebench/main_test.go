@@ -63,6 +63,7 @@ func TestBadInput(t *testing.T) {
 		{"bypass-with-backend", "-f -b poll"},
 		{"bypass-with-thread", "-f -writer thread"},
 		{"bypass-unbounded", "-f -l 0"},
+		{"bypass-unbounded-self", "-f -l 0 -writer self"},
 		{"unbounded-self", "-l 0 -writer self"},
 		{"limit-self", "-n 15000 -writer self"},
 		{"limit-process", "-n 30000 -writer process"},
