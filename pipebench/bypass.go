@@ -33,8 +33,11 @@ import (
 // forever: the writer is in another process, which this one's
 // stop-the-world does not stop, and it always holds the credit for the
 // token the reader waits for (followCredits); when the run ends it closes
-// its write ends, which ends the wait with end of file (FollowsRoute). A
-// writer thread would be stopped with the rest of the process and never
+// its write ends, which ends the wait with end of file (FollowsRoute). (A
+// writer process stopped by a signal, SIGSTOP or a debugger, holds the
+// reader, and a stop-the-world, for as long as it stays stopped; the
+// harness kills it once the window has closed: readerGrace.) A writer
+// thread would be stopped with the rest of the process and never
 // write the token, so the bypass refuses it; an unbounded writer (-l 0)
 // skips full pipes, so the reader could not know where the next token is,
 // and it is refused too.

@@ -22,24 +22,7 @@ func TestBypassMoveAllocatesNothing(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			const pipes, inFlight, moves = 16, 4, 1000
-			be, err := openBypass(Options{Pipes: pipes, MaxFD: 1 << 16})
-			if err != nil {
-				t.Fatal(err)
-			}
-			b := be.(*bypass)
-			wfds := make([]int32, pipes)
-			for i := range pipes {
-				var p [2]int
-				if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
-					t.Fatal(err)
-				}
-				defer unix.Close(p[0])
-				defer unix.Close(p[1])
-				wfds[i] = int32(p[1])
-				if err := b.Add(p[0], int32(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
+			b, wfds := bypassOnPipes(t, pipes, false)
 			stop := new(atomic.Bool)
 			format := tokens.Byte
 			if latency {
@@ -99,27 +82,7 @@ func TestBypassFollowAllocatesNothing(t *testing.T) {
 	const pipes, inFlight, reads = 16, 4, 1000
 	_, release := osthread.LendPs(2)
 	defer release()
-	be, err := openBypass(Options{Pipes: pipes, MaxFD: 1 << 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := be.(*bypass)
-	wfds := make([]int32, pipes)
-	for i := range pipes {
-		var p [2]int
-		if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
-			t.Fatal(err)
-		}
-		defer unix.Close(p[0])
-		defer unix.Close(p[1])
-		if err := unix.SetNonblock(p[1], true); err != nil {
-			t.Fatal(err)
-		}
-		wfds[i] = int32(p[1])
-		if err := b.Add(p[0], int32(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	b, wfds := bypassOnPipes(t, pipes, true)
 	cr, cw, err := tokens.NewCreditPipe(false, inFlight)
 	if err != nil {
 		t.Fatal(err)
@@ -191,4 +154,33 @@ func TestBypassFollowAllocatesNothing(t *testing.T) {
 	if sent, got := wr.Counts.Sent, w.events.Load(); sent < got || sent > got+inFlight {
 		t.Errorf("the writer sent %d tokens, the bypass read %d: want at most %d in flight", sent, got, inFlight)
 	}
+}
+
+// bypassOnPipes opens a bypass over pipes real pipes, their read ends
+// registered, and returns it with the write ends (non-blocking). The read
+// ends block when blocking is set (the bypass following a writer), and are
+// non-blocking otherwise. The test closes them all when it ends.
+func bypassOnPipes(t *testing.T, pipes int, blocking bool) (*bypass, []int32) {
+	t.Helper()
+	be, err := openBypass(Options{Pipes: pipes, MaxFD: 1 << 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := be.(*bypass)
+	wfds := make([]int32, pipes)
+	for i := range pipes {
+		var p [2]int
+		if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { unix.Close(p[0]); unix.Close(p[1]) })
+		if err := unix.SetNonblock(p[0], !blocking); err != nil {
+			t.Fatal(err)
+		}
+		wfds[i] = int32(p[1])
+		if err := b.Add(p[0], int32(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b, wfds
 }
