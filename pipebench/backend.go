@@ -131,6 +131,14 @@ const (
 	// through Worker.Entered. System calls per token leave such entries
 	// out (Setup.Ring).
 	RingQueued
+	// FollowsRoute: a Driver on the reader thread that, with a writer
+	// process, reads token k from the k-th pipe of the writer's route (the
+	// same route, the same seed), waiting for it in a blocking read(2) of
+	// that pipe: the bypass. The harness makes the read ends blocking for
+	// the window and non-blocking again to drain them, and the writer
+	// process closes its write ends as soon as it stops, so that a read
+	// waiting for a token that will never be written returns (end of file).
+	FollowsRoute
 )
 
 // Has reports whether all of the features in g are in f.

@@ -5,28 +5,47 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/pipebench/pipebench/internal/tokens"
 	"github.com/pipebench/pipebench/internal/waitcall"
 )
 
 // Bypass is the backend that makes no readiness call (the command's -f, or
-// -b bypass): whoever writes pipe j reads pipe j, at once. It measures the
-// floor, the cost of moving a token through a pipe. It is a Driver that
-// reads on the reader thread itself (not on goroutines): the harness calls
-// Drive there, and Drive moves every token in flight from pipe to pipe
-// until the run ends, one byte (or one stamp) per read so that a token's
-// pipe is always known.
+// -b bypass): each token is read from the pipe it was written to, at once,
+// with no call asking which pipe is ready. It measures the floor, the cost
+// of moving a token through a pipe. It is a Driver that reads on the reader
+// thread itself (not on goroutines), one byte (or one stamp) per read so
+// that a token's pipe is always known. It runs with two writers:
 //
-// It runs with the self writer only, for now: one thread writes each token
-// and reads it back. (A writer process is for issue 12: both sides would
-// follow the same seeded route, and Drive would read each pipe in that
-// order; what it needs is in Drive already: the route, the seed, the
-// tokens in flight and the credit pipe.)
+//   - self: one thread writes each token and reads it back (move): the
+//     read never waits, since the token is there.
+//   - process: a writer process writes token k to the k-th pipe of its
+//     route, and the reader, following the same route with the same seed,
+//     reads the k-th pipe for token k (follow), waiting in a blocking
+//     read(2) of that one pipe; it gives the writer its credits back every
+//     followCredits tokens. This is what lets -n 10000 -f run where one
+//     process cannot hold 20000 descriptors; auto picks it then.
+//
+// A blocking read of a pipe is restarted by the kernel after a signal, so
+// the Go runtime cannot stop the reader while it waits: a stop-the-world
+// lasts until the token arrives. With a writer process that is never
+// forever: the writer is in another process, which this one's
+// stop-the-world does not stop, and it always holds the credit for the
+// token the reader waits for (followCredits); when the run ends it closes
+// its write ends, which ends the wait with end of file (FollowsRoute). (A
+// writer process stopped by a signal, SIGSTOP or a debugger, holds the
+// reader, and a stop-the-world, for as long as it stays stopped; the
+// harness kills it once the window has closed: readerGrace.) A writer
+// thread would be stopped with the rest of the process and never
+// write the token, so the bypass refuses it; an unbounded writer (-l 0)
+// skips full pipes, so the reader could not know where the next token is,
+// and it is refused too.
 var Bypass = Factory{
 	Name:     "bypass",
-	Summary:  "no readiness call: whoever writes a pipe reads it (the floor)",
-	Features: NoWaitCall,
-	Writers:  []WriterMode{WriterSelf},
+	Summary:  "no readiness call: each token is read from the pipe it was written to (the floor)",
+	Features: NoWaitCall | FollowsRoute,
+	Writers:  []WriterMode{WriterSelf, WriterProcess},
 	Check:    checkBypass,
 	Open:     openBypass,
 }
@@ -34,8 +53,10 @@ var Bypass = Factory{
 // checkBypass refuses the settings the bypass cannot run with.
 func checkBypass(c *Config) error {
 	switch {
-	case c.Writer != WriterSelf && c.Writer != WriterAuto:
-		return ConfigErrorf("{Backend} %s with {Writer} %s: the bypass reads the pipe its writer wrote, so it needs {Writer} self", c.Backend.Name, c.Writer)
+	case c.Writer == WriterThread:
+		return ConfigErrorf("{Backend} %s with {Writer} thread: with a separate writer the bypass waits for each token in a blocking read, which a stop-the-world of this process cannot end, and a writer thread would be stopped with it: use {Writer} self or process", c.Backend.Name)
+	case c.InFlight == 0:
+		return ConfigErrorf("{Backend} %s with {InFlight} 0: the unbounded writer skips full pipes, so the bypass could not know which pipe the next token is in: use {InFlight} 1 or more", c.Backend.Name)
 	case c.Source == SourceEventfd:
 		return ConfigErrorf("{Source} eventfd with {Backend} %s: the bypass reads one token per read, an eventfd read takes the whole count", c.Backend.Name)
 	}
@@ -96,11 +117,16 @@ func (b *bypass) Close() error         { return nil }
 // publications of its counts.
 const bypassPublish = 64
 
-// Drive moves the tokens in flight, each from the pipe it is in to the
-// next its route picks, reading it and writing it on, until the run ends.
-// The tokens start where the harness primed them (the prime route).
+// Drive moves the tokens in flight until the run ends: in self mode each
+// from the pipe it is in to the next its route picks, reading it and
+// writing it on (move), the tokens starting where the harness primed them
+// (the prime route); with a writer process, by following the writer's
+// route (follow).
 func (b *bypass) Drive(d *Drive) error {
 	w := d.Workers(1)[0]
+	if !d.self {
+		return b.follow(d, w, &followed{route: tokens.NewRouter(d.route, d.seed, d.pipes)})
+	}
 	at := make([]int32, d.inFlight) // the pipe each token is in
 	prime := tokens.NewRouter(d.route, d.seed^primeSeed, d.pipes)
 	for k := range at {
@@ -147,3 +173,78 @@ func (b *bypass) move(d *Drive, w *Worker, at []int32, size int) error {
 }
 
 var _ Driver = (*bypass)(nil)
+
+// followed is where follow is on the writer's route: the route, and the
+// tokens read whose credits it has not given back yet.
+type followed struct {
+	route tokens.Router
+	owed  uint64
+}
+
+// followCredits is how many tokens the bypass reads between two credit
+// words to a writer process with inFlight tokens in flight: half of them,
+// rounded up, so that the writer has tokens to write while the reader
+// reads. Any batch of at most inFlight is safe: when the reader waits for
+// token k it has given back the credits of all but fewer than inFlight
+// of the k tokens before it, so the writer may write token k.
+func followCredits(inFlight int) uint64 { return uint64(inFlight+1) / 2 }
+
+// follow is the bypass with a writer process: the writer writes token k
+// to the k-th pipe of its route, and follow, on the same route with the
+// same seed, reads the k-th pipe for it, waiting in a blocking read (the
+// harness made the read ends blocking: FollowsRoute). Its counts are
+// published every bypassPublish tokens. It allocates nothing, and reads a
+// clock only in latency mode. End of file once the run has ended is the
+// writer process closing its write ends as it stops (FollowsRoute); before
+// that, it is the writer gone.
+func (b *bypass) follow(d *Drive, w *Worker, f *followed) error {
+	size := d.format.Size()
+	every := followCredits(d.inFlight)
+	var buf [LatencyTokenSize]byte
+	var cbuf [8]byte
+	var events, writes uint64 // since the last publication
+	defer func() { w.followed(events, writes) }()
+	for !d.stop.Load() {
+		i := f.route.Pick()
+		fd := b.fds[i]
+		m, e := readWaiting(fd, buf[:size])
+		for e == unix.EINTR {
+			m, e = readWaiting(fd, buf[:size])
+		}
+		if e != 0 {
+			return fmt.Errorf("bypass: read pipe %d (fd %d), the next on the writer's route: %w", i, fd, e)
+		}
+		if m == 0 {
+			if d.stop.Load() {
+				return nil
+			}
+			return &EOFError{Pipe: i, Noun: d.noun}
+		}
+		if m != size {
+			return fmt.Errorf("bypass: read pipe %d (fd %d): %d bytes of a %d-byte token", i, fd, m, size)
+		}
+		w.decode(buf[:m])
+		events++
+		if f.owed++; f.owed == every {
+			if err := tokens.SendCredit(d.credit, &cbuf, f.owed); err != nil {
+				return fmt.Errorf("bypass: give the writer process its credits: %w", err)
+			}
+			f.owed = 0
+			writes++
+		}
+		if events == bypassPublish {
+			w.followed(events, writes)
+			events, writes = 0, 0
+		}
+	}
+	return nil
+}
+
+// readWaiting reads fd, a blocking descriptor, as a raw system call that
+// keeps the thread's P. The kernel restarts a pipe read after the runtime's
+// signals (they are SA_RESTART); an EINTR from elsewhere is retried by the
+// caller through this call again, whose prologue is where the goroutine
+// stops if the runtime asked it to.
+//
+//go:noinline
+func readWaiting(fd int32, p []byte) (int, unix.Errno) { return tokens.Read(fd, p) }

@@ -2,6 +2,7 @@ package pipebench_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
@@ -11,3 +12,29 @@ import (
 // the reader thread: registration, and the harness runs with the self
 // writer (the one it runs with).
 func TestBypass(t *testing.T) { pipebenchtest.TestBackend(t, pipebench.Bypass) }
+
+// TestBypassProcessLatency: the bypass following a writer process's route
+// (here the next-pipe route, 4 tokens in flight) reads every token the
+// writer's stamps carry, records a write-to-read time for each, and gives
+// back at most one credit word per token read.
+func TestBypassProcessLatency(t *testing.T) {
+	cfg := pipebench.Config{
+		Pipes: 30, InFlight: 4, Backend: &pipebench.Bypass, Writer: pipebench.WriterProcess, Route: pipebench.RouteNext,
+		Seed: 3, Latency: true, Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond,
+	}
+	res, err := pipebench.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := res.Tokens
+	if tk.Lost != 0 || tk.Sent != tk.Received+tk.Drained || tk.Received == 0 {
+		t.Fatalf("tokens do not add up: %+v", tk)
+	}
+	if res.Latency.Count() != tk.Received {
+		t.Errorf("%d latencies for %d tokens", res.Latency.Count(), tk.Received)
+	}
+	// Credits every 2 tokens (half of 4): about half as many writes as reads.
+	if w, r := res.Totals.Writes, res.Totals.Reads; w > r/2+1 || w < r/2-1 {
+		t.Errorf("%d credit words for %d tokens read, want one per 2", w, r)
+	}
+}

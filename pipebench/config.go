@@ -157,8 +157,6 @@ func (c *Config) Validate() error {
 		return e("{Duration} %v: want a duration >= 0 (0 runs until interrupted)", c.Duration)
 	case c.Backend == nil:
 		return e("{Backend}: no backend given")
-	case c.InFlight == 0 && c.writerMode() == WriterSelf:
-		return e("{InFlight} 0 (unbounded) needs a separate writer: use {Writer} thread, process or auto")
 	case c.Churn < 0 || c.Churn > c.Pipes:
 		return e("{Churn} %d: want 0 to {Pipes} (%d) descriptors changed per readiness call", c.Churn, c.Pipes)
 	case c.Delay < 0:
@@ -179,9 +177,14 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if c.Backend.Check != nil {
+		// Before the writer checks below: a backend that refuses a setting
+		// says why, rather than being advised a writer it cannot run with.
 		if err := c.Backend.Check(c); err != nil {
 			return err
 		}
+	}
+	if c.InFlight == 0 && c.writerMode() == WriterSelf {
+		return e("{InFlight} 0 (unbounded) needs a separate writer: use {Writer} thread, process or auto")
 	}
 	return checkCPUs(c.CPUs)
 }
@@ -231,7 +234,7 @@ func (c *Config) format() tokens.Format {
 }
 
 // writerMode is the writer mode asked for, auto resolved where the backend
-// runs with one mode only (the bypass: self).
+// runs with one mode only.
 func (c *Config) writerMode() WriterMode {
 	if c.Writer == WriterAuto && c.Backend != nil && len(c.Backend.Writers) == 1 {
 		return c.Backend.Writers[0]

@@ -33,6 +33,10 @@ type writerSetup struct {
 	Source   Source `json:"source"`
 	// CPU pins the writing thread; -1 leaves it free.
 	CPU int `json:"cpu"`
+	// CloseAtStop: close every write end as soon as the writer stops, so
+	// that a reader waiting in a blocking read for a token that will never
+	// come gets end of file (the bypass: FollowsRoute).
+	CloseAtStop bool `json:"close_at_stop"`
 }
 
 // writerReady is the writer process's answer once it holds every write end.

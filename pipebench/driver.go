@@ -11,7 +11,7 @@ import (
 
 // Driver is implemented by a Backend that has no readiness call to answer
 // Wait with: the bypass (Bypass), which reads each token from the pipe it
-// wrote it to, on the reader thread itself, and the Go runtime's netpoller
+// was written to, on the reader thread itself, and the Go runtime's netpoller
 // (gonet), where one goroutine per pipe blocks in a read and the runtime's
 // own epoll wakes it. For such a backend the harness calls Drive, on the
 // reader thread, instead of running its own loop, and never calls Wait. Its
@@ -246,12 +246,21 @@ func (w *Worker) Entered(syscalls, completions uint64) {
 }
 
 // moved counts n tokens moved one by one, each a read of one token and a
-// write of it (the bypass).
+// write of it (the bypass in self mode).
 func (w *Worker) moved(n uint64) {
 	w.events.Add(n)
 	w.tokens.Add(n)
 	w.reads.Add(n)
 	w.writes.Add(n)
+}
+
+// followed counts n tokens read one by one, each an event of one token,
+// and writes credit words (the bypass with a writer process).
+func (w *Worker) followed(n, writes uint64) {
+	w.events.Add(n)
+	w.tokens.Add(n)
+	w.reads.Add(n)
+	w.writes.Add(writes)
 }
 
 // Missed counts one read(2) that found its pipe empty (EAGAIN). afterWake

@@ -62,3 +62,12 @@ func (h *LoopHarness) Spurious() uint64 { return h.ctr.spurious.Load() }
 
 // PerCall is the reader's ready-per-call histogram.
 func (h *LoopHarness) PerCall() *stats.Hist { return &h.rd.perCall }
+
+// SetReaderGrace sets how long the reader may take to return once the
+// window has closed before a writer process is killed, and returns a
+// function that restores it.
+func SetReaderGrace(d time.Duration) (restore func()) {
+	old := readerGrace
+	readerGrace = d
+	return func() { readerGrace = old }
+}

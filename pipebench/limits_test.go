@@ -27,7 +27,8 @@ func TestPlanRun(t *testing.T) {
 		{"process fits 19000", pipebench.WriterProcess, 19000, false, pipebench.WriterProcess, "", ""},
 		{"process refused past limit", pipebench.WriterProcess, 19900, false, pipebench.WriterProcess, "", "use Pipes 19742 or less"},
 		{"bypass auto is self", pipebench.WriterAuto, 9000, true, pipebench.WriterSelf, "", ""},
-		{"bypass refused names no process", pipebench.WriterAuto, 9998, true, pipebench.WriterSelf, "", "use Pipes 9997 or less, or raise the hard limit"},
+		{"bypass auto picks process past the limit", pipebench.WriterAuto, 10000, true, pipebench.WriterProcess, "self mode needs 20005 descriptors, limit 20000", ""},
+		{"bypass self refused names process", pipebench.WriterSelf, 9998, true, pipebench.WriterSelf, "", "use Pipes 9997 or less, or Writer process"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

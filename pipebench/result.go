@@ -63,8 +63,9 @@ type Interval struct {
 	Counts
 	EventsPerSec float64 `json:"evts_per_sec"`
 	TokensPerSec float64 `json:"tokens_per_sec"`
-	// SamplesPerCall is events per non-empty readiness call, the original's
-	// figure; 0 when there was no call (and for backends without one).
+	// SamplesPerCall is events per non-empty readiness call: pipebench's
+	// definition of the figure seed 001 prints (the seed defines none); 0
+	// when there was no call (and for backends without one).
 	SamplesPerCall float64 `json:"samples_per_call"`
 	// CPU is the CPU time the threads and processes used in the interval.
 	CPU CPUTimes `json:"cpu"`

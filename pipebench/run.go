@@ -192,7 +192,7 @@ func (r *run) startWriter() error {
 		}
 		r.proc = p
 		if err := p.setup(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed,
-			Latency: cfg.Latency, Source: cfg.Source, CPU: cfg.writerCPU()}); err != nil {
+			Latency: cfg.Latency, Source: cfg.Source, CPU: cfg.writerCPU(), CloseAtStop: r.follows()}); err != nil {
 			return r.procErr(err)
 		}
 	}
@@ -297,6 +297,12 @@ func (r *run) makePipes() error {
 				}
 			}
 		}
+		if r.follows() {
+			// The bypass waits for the next token in a read of its pipe.
+			if err := unix.SetNonblock(p[0], false); err != nil {
+				return fmt.Errorf("make %s %d (fd %d) blocking for the bypass: %w", r.cfg.Source.noun(), i, p[0], err)
+			}
+		}
 		if err := r.be.Add(p[0], int32(i)); err != nil {
 			return fmt.Errorf("register pipe %d (fd %d) with %s: %w", i, p[0], r.cfg.Backend.Name, err)
 		}
@@ -321,6 +327,12 @@ func (r *run) arm() error {
 		return fmt.Errorf("arm %s on the reader thread: %w", r.cfg.Backend.Name, err)
 	}
 	return nil
+}
+
+// follows says whether the backend follows a writer process's route,
+// reading each pipe in blocking reads (FollowsRoute: the bypass).
+func (r *run) follows() bool {
+	return r.cfg.Backend != nil && r.cfg.Backend.Features.Has(FollowsRoute) && r.plan.Writer == WriterProcess
 }
 
 // goroutines says whether the backend reads on goroutines of its own.

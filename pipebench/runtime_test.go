@@ -1,9 +1,13 @@
 package pipebench_test
 
 import (
+	"errors"
+	"fmt"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -44,26 +48,74 @@ func TestRunLendsPs(t *testing.T) {
 }
 
 // TestRunStopTheWorld: garbage collections, each stopping the world twice,
-// go on while the reader and the writer thread sleep in raw system calls
-// (which the runtime must interrupt with a signal), and the run still
-// accounts for every token. A wait the kernel restarts after a signal would
-// hang this test.
+// go on while the measured threads sleep, and the run still accounts for
+// every token. With epoll and a writer thread, the reader and the writer
+// sleep in raw system calls that the runtime interrupts with a signal: a
+// wait the kernel restarts after a signal would hang this test. The bypass
+// with a writer process waits in blocking reads, which the kernel does
+// restart: each stop of the world then lasts until the next token arrives,
+// never forever, since the writer, in its own process, always holds the
+// credit for it; the run ends, its waiting read ended by the writer closing
+// its write ends.
 func TestRunStopTheWorld(t *testing.T) {
-	for _, inFlight := range []int{1, 8} {
-		cfg := baseConfig()
-		cfg.Backend, cfg.Writer, cfg.InFlight = &epoll.Factories[0], pipebench.WriterThread, inFlight
-		cfg.Duration, cfg.Interval = time.Second, 100*time.Millisecond
-		stopGC := collectEvery(&cfg, 5*time.Millisecond)
-		gc0 := gcCycles()
-		res, err := pipebench.Run(cfg)
-		stopGC()
-		if err != nil {
-			t.Fatalf("-l %d: %v", inFlight, err)
+	for _, c := range []struct {
+		backend *pipebench.Factory
+		writer  pipebench.WriterMode
+	}{
+		{&epoll.Factories[0], pipebench.WriterThread},
+		{&pipebench.Bypass, pipebench.WriterProcess},
+	} {
+		for _, inFlight := range []int{1, 8} {
+			name := fmt.Sprintf("%s -writer %s -l %d", c.backend.Name, c.writer, inFlight)
+			cfg := baseConfig()
+			cfg.Backend, cfg.Writer, cfg.InFlight = c.backend, c.writer, inFlight
+			cfg.Duration, cfg.Interval = time.Second, 100*time.Millisecond
+			stopGC := collectEvery(&cfg, 5*time.Millisecond)
+			gc0 := gcCycles()
+			res, err := pipebench.Run(cfg)
+			stopGC()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			checkAccounting(t, res)
+			if res.Setup.Writer != c.writer {
+				t.Errorf("%s: writer %s", name, res.Setup.Writer)
+			}
+			if n := gcCycles() - gc0; n < 10 {
+				t.Errorf("%s: %d garbage collections in a 1 s run that forced one every 5 ms", name, n)
+			}
 		}
-		checkAccounting(t, res)
-		if n := gcCycles() - gc0; n < 10 {
-			t.Errorf("-l %d: %d garbage collections in a 1 s run that forced one every 5 ms", inFlight, n)
-		}
+	}
+}
+
+// TestBypassProcessStoppedWriter: a writer process stopped (SIGSTOP) in the
+// middle of a run leaves the bypass's reader waiting in a blocking read for
+// a token that will not come; the run stalls, and once the window has closed
+// the writer is killed to free the reader: the run ends with an error, not a
+// hang. Garbage collection is off for it: a stop of the world while the
+// writer is stopped would wait for the reader's read, as long as the writer
+// stays stopped (docs/workload.md says so), and stop the reporter that
+// notices the stall.
+func TestBypassProcessStoppedWriter(t *testing.T) {
+	defer pipebench.SetReaderGrace(300 * time.Millisecond)()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	cfg := baseConfig()
+	cfg.Backend, cfg.Writer, cfg.InFlight = &pipebench.Bypass, pipebench.WriterProcess, 1
+	cfg.Duration, cfg.Interval, cfg.StallAfter = 5*time.Second, 100*time.Millisecond, 300*time.Millisecond
+	cfg.OnSetup = func(s pipebench.Setup) {
+		time.AfterFunc(200*time.Millisecond, func() { syscall.Kill(s.WriterPID, syscall.SIGSTOP) })
+	}
+	t0 := time.Now()
+	res, err := pipebench.Run(cfg)
+	var stall *pipebench.StallError
+	if !errors.As(err, &stall) {
+		t.Fatalf("a stopped writer process: got %v, want a stall", err)
+	}
+	if res == nil || res.Totals.Events == 0 {
+		t.Errorf("no events before the writer stopped: %+v", res)
+	}
+	if took := time.Since(t0); took > 4*time.Second {
+		t.Errorf("the run took %v to end after its writer stopped", took)
 	}
 }
 

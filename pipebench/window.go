@@ -182,7 +182,7 @@ func (r *run) closeWindow(rd *reader, th *threads, w window) {
 			r.fail(fmt.Errorf("tell the writer to stop: %w", err))
 		}
 	}
-	<-th.readDone
+	r.awaitReader(th.readDone)
 	r.res.Elapsed = time.Since(w.t0)
 	kt, err := w.kernel.stop()
 	if err != nil {
@@ -198,6 +198,32 @@ func (r *run) closeWindow(rd *reader, th *threads, w window) {
 	final.Ctl = r.ctlNow() - w.ctl0
 	r.res.Totals = final
 	r.res.Tail = final.Sub(r.reported)
+}
+
+// readerGrace is how long the reader may take to return once the window
+// has closed before a writer process is killed to free it. Only the
+// bypass's reader can wait that long: in a blocking read for a token of a
+// writer process that neither writes it nor closes its write ends (stopped,
+// say); killing it closes them. Every other reader returns within
+// Config.WaitTimeout.
+var readerGrace = 5 * time.Second
+
+// awaitReader waits for the reader to return after the window closed,
+// killing a writer process that keeps it waiting longer than readerGrace.
+func (r *run) awaitReader(readDone <-chan struct{}) {
+	if r.proc == nil {
+		<-readDone
+		return
+	}
+	t := time.NewTimer(readerGrace)
+	defer t.Stop()
+	select {
+	case <-readDone:
+	case <-t.C:
+		r.fail(fmt.Errorf("the reader still waited for writer process %d %v after the run ended: killed it", r.proc.cmd.Process.Pid, readerGrace))
+		r.proc.kill()
+		<-readDone
+	}
 }
 
 // collectWriter waits for the writer's counts (a writer process's come in
@@ -341,6 +367,13 @@ func (r *run) drain(want uint64) (uint64, error) {
 	bytes := make([]uint64, len(r.rfds)) // per channel, across passes
 	var counted uint64                   // eventfd counters read
 	deadline := time.Now().Add(tcpSettle)
+	if r.follows() { // the bypass read them blocking; the drain must not wait
+		for i, fd := range r.rfds {
+			if err := unix.SetNonblock(int(fd), true); err != nil {
+				return 0, fmt.Errorf("drain %s %d (fd %d): make it non-blocking: %w", r.cfg.Source, i, fd, err)
+			}
+		}
+	}
 	for {
 		for i, fd := range r.rfds {
 			for {

@@ -88,7 +88,7 @@ func writerProcessMain(ctl int) (err error) {
 	if kind != msgStart {
 		return fmt.Errorf("expected start, got %s", msgName(kind))
 	}
-	if err := writeAndReport(ctl, &w); err != nil {
+	if err := writeAndReport(ctl, &w, s.CloseAtStop); err != nil {
 		return err
 	}
 	// Keep the write ends open until the reader has drained the pipes and
@@ -157,8 +157,9 @@ func recvDescriptors(ctl, pipes int, w *tokens.Writer) (*tokens.SharedFlag, erro
 }
 
 // writeAndReport runs the writer until the window closes and sends the
-// reader its report: its counts and usage.
-func writeAndReport(ctl int, w *tokens.Writer) error {
+// reader its report: its counts and usage. closeAtStop closes the write
+// ends once the writer has stopped, before the report.
+func writeAndReport(ctl int, w *tokens.Writer, closeAtStop bool) error {
 	// The writing thread keeps its P while it waits for credits
 	// (internal/osthread).
 	_, release := osthread.LendPs(1)
@@ -175,6 +176,13 @@ func writeAndReport(ctl int, w *tokens.Writer) error {
 	}
 	if rep.Process, err = pr.Stop(); err != nil {
 		return err
+	}
+	if closeAtStop {
+		for i, fd := range w.WFDs {
+			if err := unix.Close(int(fd)); err != nil {
+				return fmt.Errorf("close write end of pipe %d (fd %d) at stop: %w", i, fd, err)
+			}
+		}
 	}
 	return sendMsg(ctl, msgReport, rep, nil)
 }

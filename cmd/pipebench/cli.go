@@ -63,7 +63,7 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 	fs.Var(intFlag{&rf.pipes, 1, maxPipes, "pipes"}, "n", "number of pipes")
 	fs.Var(intFlag{&rf.inFlight, 0, pipebench.MaxInFlight, "tokens"}, "l", "tokens in flight; 0 = unbounded writer that never waits")
 	fs.Var(choiceFlag{&rf.backend, checkBackend}, "b", "backend: "+backendNames())
-	fs.BoolVar(&rf.bypass, "f", false, "bypass: no readiness call, whoever writes a pipe reads it (the floor); the same as -b "+pipebench.Bypass.Name)
+	fs.BoolVar(&rf.bypass, "f", false, "bypass: no readiness call, each token read from the pipe it was written to (the floor), with -writer self or process; the same as -b "+pipebench.Bypass.Name)
 	fs.Var(choiceFlag{&rf.writer, func(s string) error { _, err := pipebench.ParseWriterMode(s); return err }}, "writer", "who forwards tokens: self, thread, process or auto")
 	fs.Var(choiceFlag{&rf.route, func(s string) error { _, err := pipebench.ParseRoute(s); return err }}, "route", "next pipe for a token: random (seeded xorshift) or next (i+1)")
 	fs.Var(durationFlag{&rf.duration, time.Millisecond, "runs until interrupted", maxDuration}, "d", "measured duration")

@@ -62,6 +62,8 @@ func TestBadInput(t *testing.T) {
 		{"stray-argument", "-n 10 extra"},
 		{"bypass-with-backend", "-f -b poll"},
 		{"bypass-with-thread", "-f -writer thread"},
+		{"bypass-unbounded", "-f -l 0"},
+		{"bypass-unbounded-self", "-f -l 0 -writer self"},
 		{"unbounded-self", "-l 0 -writer self"},
 		{"limit-self", "-n 15000 -writer self"},
 		{"limit-process", "-n 30000 -writer process"},
@@ -108,6 +110,8 @@ func TestBadInput(t *testing.T) {
 		{"timeout-slack-negative", "timeout -slack -1us"},
 		{"timeout-format-unknown", "timeout -format xml"},
 		{"timeout-list-twice", "timeout -timeouts 1ms,1ms"},
+		{"seeds-format-unknown", "seeds -format xml"},
+		{"seeds-stray-argument", "seeds -quick extra"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -158,6 +162,7 @@ func TestOutputShape(t *testing.T) {
 		{"thread", "-n 20 -l 2 -writer thread -b poll -d 300ms -i 100ms"},
 		{"process", "-n 20 -l 2 -writer process -b select -d 300ms -i 100ms"},
 		{"bypass", "-n 20 -l 2 -f -d 300ms -i 100ms"},
+		{"bypass-process", "-n 20 -l 2 -f -writer process -d 300ms -i 100ms"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -185,6 +190,28 @@ func TestOutputShape(t *testing.T) {
 				}
 			}
 			golden.Check(t, "output/"+c.name+".golden", shape([]byte("$ pipebench "+c.args+"\n"+strings.Join(kept, "\n"))))
+		})
+	}
+}
+
+// TestSeedCommands: the five commands of seed 001 run here as written,
+// each for a short window (-d 300ms -i 100ms -warmup 0 added): -n 10000
+// -f, which one process cannot hold in self mode (20007 descriptors, limit
+// 20000), with a writer process, the setup line saying why.
+func TestSeedCommands(t *testing.T) {
+	for _, args := range []string{"-n 1000 -l 1", "-n 1000 -l 10", "-n 10000 -l 1", "-n 10000 -l 10", "-n 10000 -f"} {
+		t.Run(args, func(t *testing.T) {
+			code, stdout, stderr := invoke(t, strings.Fields(args+" -d 300ms -i 100ms -warmup 0")...)
+			if code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, " lost 0") {
+				t.Errorf("tokens unaccounted for:\n%s", stdout)
+			}
+			first, _, _ := strings.Cut(stdout, "\n")
+			if strings.HasSuffix(args, "-f") && !strings.Contains(first, "bypass, writer process: self mode needs") {
+				t.Errorf("setup line %q: want the bypass with a writer process, and why", first)
+			}
 		})
 	}
 }

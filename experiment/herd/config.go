@@ -30,6 +30,13 @@ func (m Mode) String() string {
 // MarshalText writes the mode's name into JSON.
 func (m Mode) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
+// UnmarshalText reads a mode from its name.
+func (m *Mode) UnmarshalText(b []byte) error {
+	v, err := ParseMode(string(b))
+	*m = v
+	return err
+}
+
 // ParseMode maps a -mode value to its Mode.
 func ParseMode(s string) (Mode, error) {
 	for i, n := range modeNames {

@@ -61,6 +61,9 @@ type Progress struct {
 	Elapsed, InPoint time.Duration
 	Point            *Point
 	Skipped          string
+	// Name, when set, is what a progress display calls the point instead
+	// of its Key: pipebench seeds reports its steps as points.
+	Name string
 }
 
 // Options are how a sweep runs.

@@ -4,11 +4,13 @@
 // summary block), JSON, CSV or the Go benchmark format, through one Writer
 // interface so that every format carries the same figures; a sweep's table,
 // a herd's settings side by side and a timeout measurement are Docs written
-// as text, CSV or JSON; the top tables of profiles and the machine line are
+// as text, CSV or JSON, and so are the seeds' claims set beside this
+// machine (pipebench seeds); the top tables of profiles and the machine line are
 // here too. The numbers come computed (stats/summary, stats/profile, the
 // experiments' results): this package only lays them out.
 //
-// Imports: stats/summary, stats/profile, experiment/herd, experiment/sweep,
-// experiment/timeout, pipebench, stats and internal/envinfo. No package
+// Imports: stats/summary, stats/profile, experiment/herd, experiment/seeds,
+// experiment/sweep, experiment/timeout, pipebench, stats and
+// internal/envinfo. No package
 // below it imports it, the command excepted.
 package report

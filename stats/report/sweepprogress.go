@@ -24,6 +24,8 @@ type SweepProgress struct {
 	// guess is the time one point is expected to take before any has
 	// finished (the run's duration).
 	guess time.Duration
+	// prefix starts each plain line and the bar: "sweep ".
+	prefix string
 }
 
 // IsTerminal reports whether w is a terminal.
@@ -35,11 +37,17 @@ func IsTerminal(w io.Writer) bool {
 // NewSweepProgress shows the progress of a sweep of total points on w, as a bar
 // when terminal is set. guess is how long one point should take.
 func NewSweepProgress(w io.Writer, terminal bool, total int, guess time.Duration) *SweepProgress {
-	p := &SweepProgress{w: w, guess: guess}
+	return NewProgress(w, "sweep", terminal, total, guess)
+}
+
+// NewProgress is NewSweepProgress for any subcommand whose steps report
+// as a sweep's points (sweep.Progress): what names the lines and the bar.
+func NewProgress(w io.Writer, what string, terminal bool, total int, guess time.Duration) *SweepProgress {
+	p := &SweepProgress{w: w, guess: guess, prefix: what + " "}
 	if terminal && total > 0 {
 		p.bar = progressbar.NewOptions(total,
 			progressbar.OptionSetWriter(w),
-			progressbar.OptionSetDescription("sweep "),
+			progressbar.OptionSetDescription(p.prefix),
 			progressbar.OptionShowCount(),
 			progressbar.OptionSetWidth(24),
 			progressbar.OptionSetElapsedTime(true),
@@ -56,8 +64,12 @@ func (p *SweepProgress) Show(e sweep.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	eta := sweep.ETA(e, p.guess)
+	name := e.Key.String()
+	if e.Name != "" {
+		name = e.Name
+	}
 	if p.bar != nil {
-		desc := fmt.Sprintf("%s · ETA %v ", e.Key, eta.Round(time.Second))
+		desc := fmt.Sprintf("%s · ETA %v ", name, eta.Round(time.Second))
 		if e.Kind == sweep.Finished {
 			desc = fmt.Sprintf("ETA %v ", eta.Round(time.Second))
 		}
@@ -70,15 +82,15 @@ func (p *SweepProgress) Show(e sweep.Progress) {
 	if e.Kind != sweep.Finished {
 		return
 	}
-	what := ""
+	what := "done"
 	switch {
 	case e.Point != nil:
 		what = fmt.Sprintf("%.0f evts/sec", e.Point.EventsPerSec)
-	default:
+	case e.Skipped != "":
 		what = "skipped: " + e.Skipped
 	}
-	fmt.Fprintf(p.w, "sweep %d/%d (%v elapsed, ETA %v): %s: %s\n", e.Done, e.Total,
-		e.Elapsed.Round(time.Second), eta.Round(time.Second), e.Key, what)
+	fmt.Fprintf(p.w, "%s%d/%d (%v elapsed, ETA %v): %s: %s\n", p.prefix, e.Done, e.Total,
+		e.Elapsed.Round(time.Second), eta.Round(time.Second), name, what)
 }
 
 // Close takes the bar off the terminal, so that what follows starts on a

@@ -70,7 +70,7 @@ func settings(s pipebench.Setup) string {
 
 // IntervalLine formats one interval as epoll_pipe_bench did:
 // "171444 evts/sec 1 samples per call". Without a readiness call the line
-// carries evts/sec alone, as the original's -f did.
+// carries evts/sec alone, as seed 001's -f run did.
 func IntervalLine(iv pipebench.Interval, noWait bool) string {
 	if noWait {
 		return fmt.Sprintf("%.0f evts/sec", iv.EventsPerSec)

@@ -10,10 +10,12 @@
 // the first -warmup intervals left out, always; the summary across runs
 // recomputes from the runs that are not left out, and a run is left out
 // exactly when it failed, was interrupted before its duration, or has no
-// interval after warm-up or no events.
+// interval after warm-up or no events. For pipebench seeds: every row is
+// complete, its ratio is here ÷ the seed's exactly when both are compared,
+// and every format carries the rows.
 //
-// Imports: stats/report, stats/summary, pipebench, stats and
-// internal/envinfo.
+// Imports: stats/report, stats/summary, experiment/seeds, pipebench, stats
+// and internal/envinfo.
 package reporttest
 
 import (

@@ -1,0 +1,21 @@
+// Package seeds sets each claim of the seed documents (the linux-kernel
+// posts pipebench is built from) beside this machine: for every claim, the
+// experiment behind it at a size that fits here, the seed's figure, the
+// figure measured here in the same unit, their ratio and a verdict (holds,
+// does not hold, not comparable, with why). It composes the other
+// experiments through their packages (pipebench.Run, experiment/sweep,
+// experiment/herd, experiment/timeout, stats/profile for -kprofile's
+// kernel profiles) rather than re-implementing them, and returns rows as
+// data; stats/report lays them out.
+//
+// The seeds' figures are compiled in (figures.go), each naming the file
+// under testdata/ and the seed's lines it comes from; a test checks them
+// against those files. The verdict rule (verdict.go) is pipebench's, stated
+// there and in docs/seeds.md: the seeds give no tolerance of their own.
+//
+// The package knows no backend beyond pipebench.Bypass: the command hands
+// it the poll and epoll factories (Options.Backends).
+//
+// Imports: pipebench, experiment/sweep, experiment/herd,
+// experiment/timeout, stats/summary and stats/profile.
+package seeds

@@ -1,0 +1,157 @@
+package seeds_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pipebench/pipebench/epoll"
+	"github.com/pipebench/pipebench/experiment/herd"
+	"github.com/pipebench/pipebench/experiment/seeds"
+	"github.com/pipebench/pipebench/experiment/sweep"
+	"github.com/pipebench/pipebench/internal/envinfo"
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/poll"
+	"github.com/pipebench/pipebench/stats/report"
+	"github.com/pipebench/pipebench/stats/report/reporttest"
+)
+
+func TestMain(m *testing.M) {
+	// The bypass and epoll with a writer process start this test binary
+	// again as their writer process.
+	pipebench.RunWriterProcessIfAsked()
+	herd.RunWaiterProcessIfAsked()
+	os.Exit(m.Run())
+}
+
+// Tiny is a plan of seconds: every step at a small size.
+var Tiny = seeds.Plan{
+	Name: "tiny", Run: 200 * time.Millisecond, Interval: 100 * time.Millisecond, Warmup: 0, CPU: 0,
+	Small: 200, Big: 1000, BigProcess: 200,
+	SweepPipes:  []int{10, 100},
+	HerdWaiters: 4, HerdMode: herd.Threads, HerdPipes: 2, HerdInFlight: 2,
+	DelayPipes: 50, Delay: 200 * time.Microsecond,
+	ChurnPipes: 10, Churn: 5,
+	LatencyPipes: []int{15, 85, 200},
+	Timeouts:     []time.Duration{100 * time.Microsecond}, TimeoutSamples: 10,
+}
+
+var backends = map[string]*pipebench.Factory{"poll": &poll.Factory, "epoll": &epoll.LevelFactory}
+
+// TestRunTiny runs every step at tiny sizes and checks every row: a
+// claim, a verdict with why, the command, a figure here (the profile row
+// may instead say why it has none: profileMissing), the seed's figure or why there
+// is none, a ratio exactly when both figures are compared; and the
+// progress display heard every step start and finish, in order.
+func TestRunTiny(t *testing.T) {
+	var started, finished int
+	lastDone := 0
+	opt := seeds.Options{Backends: backends, OnProgress: func(e sweep.Progress) {
+		if e.Name == "" || e.Total != seeds.Steps(Tiny) || e.Done < lastDone {
+			t.Errorf("progress %+v after %d done", e, lastDone)
+		}
+		lastDone = e.Done
+		switch e.Kind {
+		case sweep.Started:
+			started++
+		case sweep.Finished:
+			finished++
+		}
+	}}
+	res, err := seeds.Run(Tiny, opt)
+	if err != nil {
+		t.Fatalf("%v (failures %q)", err, res.Failures)
+	}
+	if started != seeds.Steps(Tiny) || finished != started || lastDone != seeds.Steps(Tiny) {
+		t.Errorf("%d steps started, %d finished, %d done; want %d", started, finished, lastDone, seeds.Steps(Tiny))
+	}
+	if len(res.Rows) < 20 {
+		t.Fatalf("%d rows", len(res.Rows))
+	}
+	bySeed := map[string]int{}
+	for i, r := range res.Rows {
+		bySeed[r.Seed]++
+		checkRow(t, i, r)
+	}
+	if err := reporttest.CheckSeedRows(res.Rows); err != nil {
+		t.Error(err)
+	}
+	d := report.NewSeedsDoc(res, envinfo.Read())
+	var out [3]bytes.Buffer
+	for i, format := range []string{"text", "csv", "json"} {
+		if err := report.WriteDoc(&out[i], format, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := reporttest.CheckSeedsFormats(d, out[0].Bytes(), out[1].Bytes(), out[2].Bytes()); err != nil {
+		t.Error(err)
+	}
+	for _, s := range []string{"000", "001", "002", "003", "004"} {
+		if bySeed[s] == 0 {
+			t.Errorf("no row for seed %s", s)
+		}
+	}
+}
+
+// profileMissing says whether r is the profile row without a figure for
+// one of the two reasons a tiny run may have: perf cannot record here, or a
+// 200 ms run at 200 pipes took no sample in pipe_poll.
+func profileMissing(r seeds.Row) bool {
+	return strings.Contains(r.Claim, "pipe_poll") &&
+		(strings.Contains(r.Why, "perf cannot record here") || strings.Contains(r.Why, "pipe_poll was not sampled"))
+}
+
+func checkRow(t *testing.T, i int, r seeds.Row) {
+	t.Helper()
+	switch {
+	case r.Claim == "" || r.Unit == "" || r.Command == "" || r.TheirsFrom == "":
+		t.Errorf("row %d: incomplete: %+v", i, r)
+	case r.Verdict != seeds.Holds && r.Verdict != seeds.DoesNotHold && r.Verdict != seeds.NotComparable:
+		t.Errorf("row %d (%s): verdict %q", i, r.Claim, r.Verdict)
+	case r.Why == "":
+		t.Errorf("row %d (%s): a verdict without why", i, r.Claim)
+	case r.Here == nil && !profileMissing(r):
+		t.Errorf("row %d (%s): no figure here: %s", i, r.Claim, r.Why)
+	case r.Here != nil && r.HereFrom == "":
+		t.Errorf("row %d (%s): a figure here without its source", i, r.Claim)
+	case (r.Ratio != nil) != (r.Here != nil && r.Theirs != nil && r.Verdict != seeds.NotComparable):
+		t.Errorf("row %d (%s): ratio %v with here %v, theirs %v, %s", i, r.Claim, r.Ratio, r.Here, r.Theirs, r.Verdict)
+	case r.Ratio != nil && *r.Ratio != *r.Here / *r.Theirs:
+		t.Errorf("row %d (%s): ratio %v, here/theirs %v", i, r.Claim, *r.Ratio, *r.Here / *r.Theirs)
+	}
+}
+
+// TestRunWithoutPerf: where perf cannot record, the profile row says so,
+// not comparable, and nothing fails; a reproduction stopped before it
+// starts leaves every row not comparable, saying it was interrupted.
+func TestRunWithoutPerf(t *testing.T) {
+	stop := make(chan struct{})
+	close(stop)
+	res, err := seeds.Run(Tiny, seeds.Options{Backends: backends, Stop: stop,
+		PerfCheck: func() error { return errors.New("perf_event_paranoid is 4") }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted {
+		t.Error("a stopped reproduction is not marked interrupted")
+	}
+	for i, r := range res.Rows {
+		if r.Verdict != seeds.NotComparable || r.Here != nil {
+			t.Errorf("row %d (%s): %s %v after a stop before any step", i, r.Claim, r.Verdict, r.Here)
+		}
+		if strings.Contains(r.Claim, "pipe_poll") && !strings.Contains(r.Why, "perf cannot record here: perf_event_paranoid is 4") {
+			t.Errorf("profile row: %s", r.Why)
+		}
+	}
+}
+
+// TestRunNeedsBackends: no poll or epoll factory is an error before any
+// step.
+func TestRunNeedsBackends(t *testing.T) {
+	if _, err := seeds.Run(Tiny, seeds.Options{Backends: map[string]*pipebench.Factory{"poll": &poll.Factory}}); err == nil || !strings.Contains(err.Error(), "no epoll backend") {
+		t.Errorf("got %v, want no epoll backend", err)
+	}
+}

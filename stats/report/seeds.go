@@ -1,0 +1,84 @@
+package report
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/pipebench/pipebench/experiment/seeds"
+	"github.com/pipebench/pipebench/internal/envinfo"
+)
+
+// SeedsDoc is what pipebench seeds reports: each seed's claim beside this
+// machine.
+type SeedsDoc struct {
+	Tool    string    `json:"tool"`
+	Started time.Time `json:"started"`
+	*seeds.Result
+	Environment envinfo.Environment `json:"environment"`
+}
+
+// NewSeedsDoc describes res, measured on env.
+func NewSeedsDoc(res *seeds.Result, env envinfo.Environment) *SeedsDoc {
+	return &SeedsDoc{Tool: "pipebench seeds", Started: time.Now().UTC(), Result: res, Environment: env}
+}
+
+// opt prints an optional figure with four significant digits, or "-".
+func opt(x *float64) string {
+	if x == nil {
+		return "-"
+	}
+	return ratio4(*x)
+}
+
+// WriteText writes the table (a row per claim: seed, the seed's figure,
+// the figure here, their ratio, the verdict, the claim), then each row's
+// unit, sources, why and command, the failures, and the machine line.
+func (d *SeedsDoc) WriteText(w io.Writer) error {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
+	state := "measured"
+	if d.Interrupted {
+		state = "interrupted"
+	}
+	p("--- the seeds beside this machine (%s plan: %v runs, -i %v, %d warm-up), %v %s",
+		d.Plan.Name, d.Plan.Run, d.Plan.Interval, d.Plan.Warmup, d.Elapsed.Round(time.Second), state)
+	p("%3s %-4s %9s %9s %9s  %-15s %s", "#", "seed", "seed's", "here", "here/seed", "verdict", "claim")
+	for i, r := range d.Rows {
+		p("%3d %-4s %9s %9s %9s  %-15s %s", i+1, r.Seed, opt(r.Theirs), opt(r.Here), opt(r.Ratio), r.Verdict, r.Claim)
+	}
+	p("")
+	for i, r := range d.Rows {
+		p("%3d. %s", i+1, r.Unit)
+		p("     seed's: %s", r.TheirsFrom)
+		if r.HereFrom != "" {
+			p("     here:   %s", r.HereFrom)
+		}
+		p("     %s: %s", r.Verdict, r.Why)
+		p("     run:    %s", r.Command)
+	}
+	for _, f := range d.Failures {
+		p("failed: %s", f)
+	}
+	p("verdicts: a ratio differs from 1 when it is more than %.0f%% away (pipebench's rule; the seeds state none)", 100*seeds.Margin)
+	p("machine        %s", MachineLine(d.Environment, 0))
+	return nil
+}
+
+// WriteCSV writes a row per claim.
+func (d *SeedsDoc) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	_ = cw.Write([]string{"seed", "claim", "unit", "theirs", "theirs_from", "here", "here_from", "ratio", "verdict", "why", "command"})
+	f := func(x *float64) string {
+		if x == nil {
+			return ""
+		}
+		return strconv.FormatFloat(*x, 'g', -1, 64)
+	}
+	for _, r := range d.Rows {
+		_ = cw.Write([]string{r.Seed, r.Claim, r.Unit, f(r.Theirs), r.TheirsFrom, f(r.Here), r.HereFrom, f(r.Ratio), string(r.Verdict), r.Why, r.Command})
+	}
+	cw.Flush()
+	return cw.Error()
+}
