@@ -53,6 +53,9 @@ type Summary struct {
 	WritesPerEvent       float64 `json:"writes_per_event"`
 	CtlPerEvent          float64 `json:"ctl_per_event"`
 	WriterWaitsPerEvent  float64 `json:"writer_waits_per_event"`
+	// Readers are the per-reader figures when the run has several readers
+	// or writers; nil otherwise.
+	Readers *Readers `json:"readers,omitempty"`
 	// Costs are CPU time and context switches per event and per second for
 	// each thread and process that took part.
 	Costs []Cost `json:"costs"`
@@ -121,6 +124,7 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	s.WritesPerEvent = stats.PerEvent(t.Writes+res.WriterWrites, t.Events)
 	s.CtlPerEvent = stats.PerEvent(t.Ctl, t.Events)
 	s.WriterWaitsPerEvent = stats.PerEvent(res.WriterWaits, t.Events)
+	s.Readers = readers(res, ivs)
 	s.Costs = costs(res)
 	if l := &res.Latency; l.Count() > 0 {
 		s.Latency = &Latency{Tokens: l.Count(), P50: quantile(l, 0.5), P90: quantile(l, 0.9), P99: quantile(l, 0.99),
