@@ -9,7 +9,8 @@ import (
 // CPUTimes are CPU time (user and system together) used during one interval,
 // read from the kernel's CPU-time clocks (clock_gettime): the reader thread,
 // the writer thread (thread mode), this whole process, and the writer
-// process (process mode). What the process used beyond its measured threads
+// process (process mode). With several readers or writers, Reader and
+// Writer add up all of them. What the process used beyond its measured threads
 // is the Go runtime's and the reporter's: Rest.
 type CPUTimes struct {
 	Reader        time.Duration `json:"reader_ns"`
