@@ -204,8 +204,7 @@ func (c *Config) Validate() error {
 	if err := c.checkThreads(); err != nil {
 		return err
 	}
-	switch {
-	case len(c.CPUs) > 1 && len(c.CPUs) != c.measuredThreads():
+	if len(c.CPUs) > 1 && len(c.CPUs) != c.measuredThreads() {
 		return e("{CPUs} %v: want one CPU (every thread on it) or %d, one per measured thread: %s", c.CPUs, c.measuredThreads(), c.threadList())
 	}
 	if err := c.Backend.Validate(); err != nil {
