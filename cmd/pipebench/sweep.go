@@ -53,7 +53,7 @@ type sweepFlags struct {
 	backends          []string
 	pipes, inFlight   []int
 	writers, readers  []int
-	perWriter         bool
+	pipesPer          string
 	unit              string
 	format, plot, ref string
 	ratios            string
@@ -66,7 +66,13 @@ func (sf *sweepFlags) register(fs *flag.FlagSet) {
 	fs.Var(newListFlag(&sf.inFlight, sweepInFlight, listFlag[int]{parse: intItem(0, pipebench.MaxInFlight, "tokens")}), "l", "tokens in flight, comma-separated (0 = unbounded writer)")
 	fs.Var(newListFlag(&sf.writers, "1", listFlag[int]{parse: intItem(1, pipebench.MaxThreads, "writer threads")}), "writers", "writer threads, comma-separated: a column of the table when several (stress-epoll's producers)")
 	fs.Var(newListFlag(&sf.readers, "1", listFlag[int]{parse: intItem(1, pipebench.MaxThreads, "reader threads")}), "readers", "reader threads, comma-separated: a column of the table when several (perf bench epoll wait's -t)")
-	fs.BoolVar(&sf.perWriter, "pipes-per-writer", false, "-n counts pipes per writer: a point with W writers has n x W pipes (stress-epoll: -n 1, one eventfd per producer)")
+	sf.pipesPer = "all"
+	fs.Var(choiceFlag{&sf.pipesPer, func(s string) error {
+		if s != "all" && s != "writer" && s != "reader" {
+			return fmt.Errorf("want all (-n is the pipes of a point), writer (-n per writer) or reader (-n per reader)")
+		}
+		return nil
+	}}, "pipes-per", "what -n counts: all (a point's pipes), writer (per writer: stress-epoll's -n 1, one eventfd per producer) or reader (per reader: perf bench's -f 64)")
 	sf.unit = "sec"
 	fs.Var(choiceFlag{&sf.unit, func(s string) error {
 		if s != "sec" && s != "ms" {
@@ -161,7 +167,10 @@ func (sf *sweepFlags) plan(fs *flag.FlagSet, rf *runFlags) (*sweepPlan, error) {
 	p.cleanup = cleanup
 	set := map[string]bool{"b": true}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	p.grid = sweep.Grid{Backends: sf.backends, Pipes: sf.pipes, InFlight: sf.inFlight, PipesPerWriter: sf.perWriter}
+	p.grid = sweep.Grid{Backends: sf.backends, Pipes: sf.pipes, InFlight: sf.inFlight}
+	if sf.pipesPer != "all" {
+		p.grid.PipesPer = sf.pipesPer
+	}
 	if set["writers"] {
 		p.grid.Writers = sf.writers
 	}

@@ -41,6 +41,7 @@ func TestSweepBadInput(t *testing.T) {
 		{"sweep-readers-too-many", "sweep -readers 1,2000"},
 		{"sweep-writers-self", "sweep -writers 1,2"},
 		{"sweep-unit-unknown", "sweep -unit us"},
+		{"sweep-pipes-per-unknown", "sweep -pipes-per process"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -244,7 +245,7 @@ func TestSweepInterrupt(t *testing.T) {
 // a writers column, a row per count, in events per millisecond, with the
 // kernel in the header.
 func TestSweepWriters(t *testing.T) {
-	code, stdout, stderr := invoke(t, "sweep", "-b", "epoll", "-fd", "eventfd", "-n", "1", "-pipes-per-writer", "-writers", "1,2,3",
+	code, stdout, stderr := invoke(t, "sweep", "-b", "epoll", "-fd", "eventfd", "-n", "1", "-pipes-per", "writer", "-writers", "1,2,3",
 		"-l", "0", "-writer", "thread", "-unit", "ms", "-d", "200ms", "-i", "100ms")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)

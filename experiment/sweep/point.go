@@ -33,16 +33,18 @@ func (k Key) String() string {
 // ascending order, then tokens in flight, then writers, then readers, then
 // backends in the order given, so that a sweep cut short leaves whole rows
 // behind. Writers and Readers are empty when the sweep does not cross
-// them. PipesPerWriter makes Pipes count pipes per writer: a point with W
-// writers has Pipes x W pipes (stress-epoll's one eventfd per producer is
-// Pipes 1).
+// them. PipesPer makes Pipes count pipes per thread: "writer", a point
+// with W writers has Pipes x W pipes (stress-epoll's one eventfd per
+// producer is Pipes 1); "reader", a point with R readers has Pipes x R
+// (perf bench epoll wait's -f 64 per thread is Pipes 64); "" (all), Pipes
+// is every point's number of pipes.
 type Grid struct {
-	Backends       []string `json:"backends"`
-	Pipes          []int    `json:"pipes"`
-	InFlight       []int    `json:"in_flight"`
-	Writers        []int    `json:"writers,omitempty"`
-	Readers        []int    `json:"readers,omitempty"`
-	PipesPerWriter bool     `json:"pipes_per_writer,omitempty"`
+	Backends []string `json:"backends"`
+	Pipes    []int    `json:"pipes"`
+	InFlight []int    `json:"in_flight"`
+	Writers  []int    `json:"writers,omitempty"`
+	Readers  []int    `json:"readers,omitempty"`
+	PipesPer string   `json:"pipes_per,omitempty"`
 }
 
 // Keys lists every point of the grid in the order it runs. Pipes, tokens
@@ -58,8 +60,11 @@ func (g Grid) Keys() []Key {
 				for _, r := range readers {
 					for _, b := range g.Backends {
 						k := Key{Backend: b, Pipes: n, InFlight: l, Writers: w, Readers: r}
-						if g.PipesPerWriter {
+						switch g.PipesPer {
+						case "writer":
 							k.Pipes = n * max(w, 1)
+						case "reader":
+							k.Pipes = n * max(r, 1)
 						}
 						keys = append(keys, k)
 					}

@@ -25,10 +25,10 @@ func TestGridKeys(t *testing.T) {
 }
 
 // TestGridKeysThreads: writers, then readers, run inside pipes and tokens
-// in flight, and PipesPerWriter gives each writer its -n pipes
+// in flight, and PipesPer writer gives each writer its -n pipes
 // (stress-epoll's rows).
 func TestGridKeysThreads(t *testing.T) {
-	g := Grid{Backends: []string{"epoll"}, Pipes: []int{1}, InFlight: []int{0}, Writers: []int{4, 2}, Readers: []int{1, 2}, PipesPerWriter: true}
+	g := Grid{Backends: []string{"epoll"}, Pipes: []int{1}, InFlight: []int{0}, Writers: []int{4, 2}, Readers: []int{1, 2}, PipesPer: "writer"}
 	want := []Key{
 		{"epoll", 2, 0, 2, 1}, {"epoll", 2, 0, 2, 2}, {"epoll", 4, 0, 4, 1}, {"epoll", 4, 0, 4, 2},
 	}
@@ -37,6 +37,16 @@ func TestGridKeysThreads(t *testing.T) {
 	}
 	if s := want[1].String(); s != "epoll at 2 pipes, -l 0, -writers 2, -readers 2" {
 		t.Errorf("key reads %q", s)
+	}
+}
+
+// TestGridKeysPerReader: PipesPer reader gives each reader its -n pipes
+// (perf bench epoll wait's -f per thread).
+func TestGridKeysPerReader(t *testing.T) {
+	g := Grid{Backends: []string{"epoll"}, Pipes: []int{64}, InFlight: []int{0}, Readers: []int{2, 1}, PipesPer: "reader"}
+	want := []Key{{"epoll", 64, 0, 0, 1}, {"epoll", 128, 0, 0, 2}}
+	if got := g.Keys(); !reflect.DeepEqual(got, want) {
+		t.Errorf("keys\n got %v\nwant %v", got, want)
 	}
 }
 

@@ -310,6 +310,9 @@ func TestRealRunThreadsInvariants(t *testing.T) {
 	d := &report.Document{Tool: "pipebench", Config: report.NewConfig(&cfg, 1, 1)}
 	d.AddRun(res, nil)
 	checkFormats(t, d)
+	if name := report.Name(res.Setup); !strings.HasSuffix(name, "/readers=2/writers=3") {
+		t.Errorf("bench name %s: want the readers and writers in it, so that benchstat keeps the configurations apart", name)
+	}
 	for _, tc := range []struct {
 		name  string
 		spoil func(*pipebench.Result)
