@@ -115,9 +115,32 @@ type Config struct {
 	// Delay sleeps this long before every readiness call (-delay), the
 	// "sleep hack" that batches events at the cost of latency.
 	Delay time.Duration
-	// CPUs pins the reader to CPUs[0] and the writer to the last entry
-	// (-cpu); empty leaves placement to the scheduler.
+	// CPUs pins the measured threads (-cpu): one entry pins them all to
+	// that CPU; otherwise it names a CPU for each thread in order, the
+	// readers first, then the writers (a writer process's writer counts as
+	// one). Empty leaves placement to the scheduler, unless Spread.
 	CPUs []int
+	// Spread pins the measured threads round-robin over the CPUs this
+	// process may run on (-cpu spread), the readers first, then the
+	// writers; CPUs must then be empty.
+	Spread bool
+	// Readers is how many reader threads wait and read (-readers; 0 is
+	// one). Each has a backend instance of its own over its own share of
+	// the pipes, contiguous: reader k watches pipes k*Pipes/Readers up to
+	// (k+1)*Pipes/Readers (perf bench epoll wait's -m; how servers use
+	// epoll). Needs a writer thread.
+	Readers int
+	// Writers is how many writer threads forward tokens (-writers; 0 is
+	// one), in thread mode: writer w owns the write ends of the pipes i
+	// with i mod Writers = w, routes its tokens among those pipes only, and
+	// gets back the credits of its own tokens, so that tokens and credits
+	// are conserved per writer. InFlight is shared out among them.
+	Writers int
+	// MaxEvents is the most ready descriptors one readiness call may
+	// return (-maxevents): the length of the ready slice handed to
+	// Backend.Wait, which caps samples per call. 0 gives every pipe of the
+	// reader room (the reader's share of Pipes).
+	MaxEvents int
 	// Latency makes every token carry its write time, 8 bytes, so that the
 	// reader records each token's write-to-read time; it costs a clock read
 	// per event and per token write.
@@ -165,10 +188,22 @@ func (c *Config) Validate() error {
 		return e("{Source} unix with {InFlight} %d: a unix stream socket holds only about 278 one-byte writes (each takes a buffer of its own), and every token may land in one: use {InFlight} %d or less, or {InFlight} 0", c.InFlight, MaxUnixInFlight)
 	case c.Source == SourceEventfd && c.Latency:
 		return e("{Source} eventfd with {Latency}: an eventfd adds tokens up, so it cannot carry their write times")
-	case len(c.CPUs) > 2:
-		return e("{CPUs} %v: want one CPU (reader and writer together) or two (reader, writer)", c.CPUs)
+	case c.Readers < 0 || c.Readers > MaxThreads:
+		return e("{Readers} %d: want 1 to %d reader threads", c.Readers, MaxThreads)
+	case c.Writers < 0 || c.Writers > MaxThreads:
+		return e("{Writers} %d: want 1 to %d writer threads", c.Writers, MaxThreads)
+	case c.MaxEvents < 0:
+		return e("{MaxEvents} %d: want at least 1 ready descriptor per readiness call (0: every pipe of the reader)", c.MaxEvents)
+	case c.Spread && len(c.CPUs) > 0:
+		return e("{CPUs}: spread or a list of CPUs, not both")
 	case len(c.Labels)%2 != 0:
 		return e("{Labels} %q: want key/value pairs", c.Labels)
+	}
+	if err := c.checkThreads(); err != nil {
+		return err
+	}
+	if len(c.CPUs) > 1 && len(c.CPUs) != c.measuredThreads() {
+		return e("{CPUs} %v: want one CPU (every thread on it) or %d, one per measured thread: %s", c.CPUs, c.measuredThreads(), c.threadList())
 	}
 	if err := c.Backend.Validate(); err != nil {
 		return e("{Backend}: %v", err)
@@ -189,7 +224,7 @@ func (c *Config) Validate() error {
 	return checkCPUs(c.CPUs)
 }
 
-// checkCPUs reports a CPU this process may not run on.
+// checkCPUs reports, in one line, every CPU this process may not run on.
 func checkCPUs(cpus []int) error {
 	if len(cpus) == 0 {
 		return nil
@@ -198,27 +233,117 @@ func checkCPUs(cpus []int) error {
 	if err != nil {
 		return ConfigErrorf("{CPUs}: %v", err)
 	}
+	var bad []int
 	for _, c := range cpus {
-		if !slices.Contains(ok, c) {
-			return ConfigErrorf("{CPUs} %d: this process may run on CPUs %v", c, ok)
+		if !slices.Contains(ok, c) && !slices.Contains(bad, c) {
+			bad = append(bad, c)
 		}
+	}
+	switch len(bad) {
+	case 0:
+		return nil
+	case 1:
+		return ConfigErrorf("{CPUs} %d: this process may run on CPUs %v", bad[0], ok)
+	}
+	return ConfigErrorf("{CPUs} %v: this process may not run on these; it may run on CPUs %v", bad, ok)
+}
+
+// MaxThreads bounds Readers and Writers.
+const MaxThreads = 1024
+
+// readers and writers are how many reader and writer threads run (0 is
+// one).
+func (c *Config) readers() int { return max(c.Readers, 1) }
+func (c *Config) writers() int { return max(c.Writers, 1) }
+
+// several says whether the run has more than one reader or writer thread.
+func (c *Config) several() bool { return c.readers() > 1 || c.writers() > 1 }
+
+// measuredThreads is how many CPUs a -cpu list names: one per reader and
+// one per writer (in self mode the writer's entry is the reader's thread's
+// and is not used; a writer process's writer counts as one).
+func (c *Config) measuredThreads() int { return c.readers() + c.writers() }
+
+// threadList names the threads a -cpu list pins, in its order.
+func (c *Config) threadList() string {
+	if !c.several() {
+		return "reader, writer"
+	}
+	return fmt.Sprintf("%d readers, then %d writers", c.readers(), c.writers())
+}
+
+// checkThreads refuses several readers or writers where the harness
+// cannot run them.
+func (c *Config) checkThreads() error {
+	if !c.several() {
+		return nil
+	}
+	e := ConfigErrorf
+	mode := c.writerMode()
+	f := c.Backend.Features
+	switch {
+	case f.Has(NoWaitCall):
+		return e("{Readers} %d and {Writers} %d with {Backend} %s: it makes no readiness call for several reader threads to share out", c.readers(), c.writers(), c.Backend.Name)
+	case mode != WriterThread && mode != WriterAuto:
+		return e("{Readers} %d and {Writers} %d need {Writer} thread (or auto), not %s: several readers or writers are threads of one process", c.readers(), c.writers(), mode)
+	case c.Pipes < c.readers() || c.Pipes < c.writers():
+		return e("{Pipes} %d with {Readers} %d and {Writers} %d: want at least one pipe per reader and per writer", c.Pipes, c.readers(), c.writers())
+	case c.InFlight > 0 && c.InFlight < c.writers():
+		return e("{InFlight} %d with {Writers} %d: want at least one token per writer (or {InFlight} 0, unbounded)", c.InFlight, c.writers())
 	}
 	return nil
 }
 
-// readerCPU and writerCPU are where -cpu puts the two sides, or -1.
-func (c *Config) readerCPU() int {
-	if len(c.CPUs) == 0 {
-		return -1
-	}
-	return c.CPUs[0]
+// share is reader k's share of the pipes: lo to hi-1.
+func (c *Config) share(k int) (lo, hi int) {
+	r := c.readers()
+	return k * c.Pipes / r, (k + 1) * c.Pipes / r
 }
 
-func (c *Config) writerCPU() int {
-	if len(c.CPUs) == 0 {
-		return -1
+// writerOf is the writer that owns pipe i's write end.
+func (c *Config) writerOf(i int) int { return i % c.writers() }
+
+// writerPipes is how many pipes writer w owns.
+func (c *Config) writerPipes(w int) int {
+	n := c.writers()
+	return (c.Pipes - w + n - 1) / n
+}
+
+// writerInFlight is writer w's share of InFlight (0: unbounded).
+func (c *Config) writerInFlight(w int) int {
+	n := c.writers()
+	k := c.InFlight / n
+	if w < c.InFlight%n {
+		k++
 	}
-	return c.CPUs[len(c.CPUs)-1]
+	return k
+}
+
+// cpuOf is the CPU -cpu puts measured thread i on (the readers are 0 to
+// readers-1, the writers follow), or -1. cpus is Config.CPUs, or the list
+// that Spread resolved.
+func cpuOf(cpus []int, i int) int {
+	switch len(cpus) {
+	case 0:
+		return -1
+	case 1:
+		return cpus[0]
+	}
+	return cpus[min(i, len(cpus)-1)]
+}
+
+// readerCPU and writerCPU are where -cpu puts reader k and writer w, or -1.
+func (c *Config) readerCPU(k int) int { return cpuOf(c.CPUs, k) }
+func (c *Config) writerCPU(w int) int { return cpuOf(c.CPUs, c.readers()+w) }
+
+// spreadCPUs is the CPU list of Spread: the measured threads round-robin
+// over allowed, the readers first.
+func (c *Config) spreadCPUs(allowed []int) []int {
+	cpus := make([]int, c.measuredThreads())
+	for i := range cpus {
+		cpus[i] = allowed[i%len(allowed)]
+	}
+	return cpus
 }
 
 // format is what one token is: a byte, a stamp (latency mode) or an
@@ -251,5 +376,10 @@ func (c *Config) withDefaults() Config {
 		d.StallAfter = max(3*d.Interval, 2*time.Second)
 	}
 	d.Writer = d.writerMode()
+	if d.Writer == WriterAuto && d.several() {
+		// Several readers or writers are threads of one process.
+		d.Writer = WriterThread
+	}
+	d.Readers, d.Writers = d.readers(), d.writers()
 	return d
 }

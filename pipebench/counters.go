@@ -16,6 +16,9 @@ type counters struct {
 	// workers are a Driver's per-goroutine counters (driver.go), added to
 	// every snapshot; nil for the other backends.
 	workers atomic.Pointer[[]*Worker]
+	// The counters of several readers are allocated one after another:
+	// padded, two readers' never share a cache line.
+	_ [64]byte
 }
 
 // begin and end bracket one publication by the reader.

@@ -63,7 +63,7 @@ func TestDrainWaitsForTCP(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // in flight when the drain starts
 		unix.Write(wfd, []byte("tt"))
 	}()
-	if got, err := r.drain(2); got != 2 || err != nil {
+	if got, _, err := r.drain(2); got != 2 || err != nil {
 		t.Errorf("drained %d tokens (%v) of 2 written as the drain began, want 2", got, err)
 	}
 
@@ -75,7 +75,7 @@ func TestDrainWaitsForTCP(t *testing.T) {
 	defer unix.Close(p[1])
 	r = &run{cfg: Config{Source: SourcePipe}, rfds: []int32{int32(p[0])}}
 	start := time.Now()
-	if got, err := r.drain(1); got != 0 || err != nil {
+	if got, _, err := r.drain(1); got != 0 || err != nil {
 		t.Errorf("drained %d tokens (%v) from an empty pipe", got, err)
 	}
 	if d := time.Since(start); d > tcpSettle/2 {
@@ -132,7 +132,7 @@ func TestWriterStopsAtWindowEnd(t *testing.T) {
 				t.Fatal("the writer did not stop on the stop flag")
 			}
 			r := &run{cfg: Config{Source: SourcePipe}, rfds: rfds}
-			inPipes, err := r.drain(0)
+			inPipes, _, err := r.drain(0)
 			if err != nil {
 				t.Fatal(err)
 			}

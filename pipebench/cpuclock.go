@@ -9,7 +9,8 @@ import (
 // CPUTimes are CPU time (user and system together) used during one interval,
 // read from the kernel's CPU-time clocks (clock_gettime): the reader thread,
 // the writer thread (thread mode), this whole process, and the writer
-// process (process mode). What the process used beyond its measured threads
+// process (process mode). With several readers or writers, Reader and
+// Writer add up all of them. What the process used beyond its measured threads
 // is the Go runtime's and the reporter's: Rest.
 type CPUTimes struct {
 	Reader        time.Duration `json:"reader_ns"`
@@ -32,9 +33,12 @@ func (c CPUTimes) Sub(d CPUTimes) CPUTimes {
 // process's CPU-time clock in the id (MAKE_THREAD_CPUCLOCK and
 // MAKE_PROCESS_CPUCLOCK of the kernel's posix-timers.h, with CPUCLOCK_SCHED:
 // the scheduler's exact count). Thread clocks are readable only within
-// this process, so the writer process is read as a whole.
+// this process, so the writer process is read as a whole. moreReaders and
+// moreWriters are the clocks of the second and later readers and writer
+// threads, added to the first's.
 type cpuClocks struct {
 	reader, writer, process, writerProcess int32
+	moreReaders, moreWriters               []int32
 }
 
 const (
@@ -45,15 +49,21 @@ const (
 func threadCPUClock(tid int) int32  { return ^int32(tid)<<3 | cpuclockPerThread | cpuclockSched }
 func processCPUClock(pid int) int32 { return ^int32(pid)<<3 | cpuclockSched }
 
-// newCPUClocks names the clocks of a run; writerTID is 0 and writerPID is
-// this process's pid when there is no writer thread or process.
-func newCPUClocks(readerTID, writerTID, writerPID int) cpuClocks {
-	c := cpuClocks{reader: threadCPUClock(readerTID), writer: -1, process: unix.CLOCK_PROCESS_CPUTIME_ID, writerProcess: -1}
-	if writerTID != 0 && writerPID == unix.Getpid() && writerTID != readerTID {
-		c.writer = threadCPUClock(writerTID)
+// newCPUClocks names the clocks of a run from its setup's thread ids;
+// writerThreads says that the writers are threads of this process.
+func newCPUClocks(s Setup, writerThreads bool) cpuClocks {
+	c := cpuClocks{reader: threadCPUClock(s.ReaderTID), writer: -1, process: unix.CLOCK_PROCESS_CPUTIME_ID, writerProcess: -1}
+	if writerThreads {
+		c.writer = threadCPUClock(s.WriterTID)
 	}
-	if writerPID != unix.Getpid() {
-		c.writerProcess = processCPUClock(writerPID)
+	if s.WriterPID != unix.Getpid() {
+		c.writerProcess = processCPUClock(s.WriterPID)
+	}
+	for _, tid := range s.ReaderTIDs[min(1, len(s.ReaderTIDs)):] {
+		c.moreReaders = append(c.moreReaders, threadCPUClock(tid))
+	}
+	for _, tid := range s.WriterTIDs[min(1, len(s.WriterTIDs)):] {
+		c.moreWriters = append(c.moreWriters, threadCPUClock(tid))
 	}
 	return c
 }
@@ -62,12 +72,19 @@ func newCPUClocks(readerTID, writerTID, writerPID int) cpuClocks {
 // has just exited) keeps its value in prev, so that the interval shows no
 // CPU for it rather than a negative amount.
 func (c cpuClocks) read(prev CPUTimes) CPUTimes {
-	return CPUTimes{
+	t := CPUTimes{
 		Reader:        cpuClock(c.reader, prev.Reader),
 		Writer:        cpuClock(c.writer, prev.Writer),
 		Process:       cpuClock(c.process, prev.Process),
 		WriterProcess: cpuClock(c.writerProcess, prev.WriterProcess),
 	}
+	for _, id := range c.moreReaders {
+		t.Reader += cpuClock(id, 0)
+	}
+	for _, id := range c.moreWriters {
+		t.Writer += cpuClock(id, 0)
+	}
+	return t
 }
 
 func cpuClock(id int32, prev time.Duration) time.Duration {

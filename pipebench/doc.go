@@ -2,7 +2,10 @@
 // keeps L tokens in flight through them, asks a Backend which read ends are
 // ready, reads them, forwards the tokens (itself, from a writer thread or
 // from a writer process) and counts everything it does, so that select, poll,
-// epoll and later mechanisms are measured on exactly the same workload.
+// epoll and later mechanisms are measured on exactly the same workload. A
+// run may have several reader threads, each with a Backend instance over
+// its own share of the pipes, and several writer threads, each owning its
+// own pipes and tokens (Config.Readers, Config.Writers).
 //
 // The Backend interface is the contract every mechanism implements; Run is
 // the whole benchmark. Beside them: the reader, the writers and the writer

@@ -95,7 +95,9 @@ func (c *Config) checkDriver() error {
 		return ConfigErrorf("{Churn} with {Backend} %s: it makes no readiness call to churn interest after", name)
 	case f.Has(NoWaitCall) && c.Delay > 0:
 		return ConfigErrorf("{Delay} with {Backend} %s: it makes no readiness call to delay", name)
-	case f.Has(Goroutines) && len(c.CPUs) > 0:
+	case f.Has(NoWaitCall) && c.MaxEvents > 0:
+		return ConfigErrorf("{MaxEvents} with {Backend} %s: it makes no readiness call to cap", name)
+	case f.Has(Goroutines) && (len(c.CPUs) > 0 || c.Spread):
 		return ConfigErrorf("{CPUs} with {Backend} %s: its readers are goroutines on the Go runtime's threads, not one reader thread to pin", name)
 	}
 	return nil

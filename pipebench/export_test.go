@@ -71,3 +71,16 @@ func SetReaderGrace(d time.Duration) (restore func()) {
 	readerGrace = d
 	return func() { readerGrace = old }
 }
+
+// OwnedBy makes the harness's reader count what it receives for each of
+// writers writers, as with several writer threads (pipe i is writer i mod
+// writers'), with no credit pipes (an unbounded writer's).
+func (h *LoopHarness) OwnedBy(writers int) {
+	h.rd.creditWriters(&Config{Pipes: len(h.rd.rfds), Writers: writers}, 0, len(h.rd.rfds), nil)
+}
+
+// Received is what the reader received from each writer's pipes (OwnedBy).
+func (h *LoopHarness) Received() []uint64 { return h.rd.received }
+
+// Tokens is the tokens received so far.
+func (h *LoopHarness) Tokens() uint64 { return h.ctr.tokens.Load() }

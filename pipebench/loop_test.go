@@ -13,6 +13,30 @@ import (
 	"github.com/pipebench/pipebench/uring"
 )
 
+// loopPipes makes pipes pipes, registers their read ends with be under
+// their index, puts inFlight tokens in them and closes them when tb ends.
+func loopPipes(tb testing.TB, be pipebench.Backend, pipes, inFlight int) (rfds, wfds []int32) {
+	tb.Helper()
+	rfds, wfds = make([]int32, pipes), make([]int32, pipes)
+	for i := range pipes {
+		var p [2]int
+		if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { unix.Close(p[0]); unix.Close(p[1]) })
+		rfds[i], wfds[i] = int32(p[0]), int32(p[1])
+		if err := be.Add(p[0], int32(i)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for i := range inFlight {
+		if _, err := unix.Write(int(wfds[i*7%pipes]), []byte{'t'}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return rfds, wfds
+}
+
 // TestLoopAllocatesNothing runs the reader's hot loop on real pipes with
 // tokens in flight and checks that a thousand readiness calls, with their
 // reads and forwarding writes, allocate nothing.
@@ -26,24 +50,7 @@ func TestLoopAllocatesNothing(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer be.Close()
-			rfds, wfds := make([]int32, pipes), make([]int32, pipes)
-			for i := range pipes {
-				var p [2]int
-				if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
-					t.Fatal(err)
-				}
-				defer unix.Close(p[0])
-				defer unix.Close(p[1])
-				rfds[i], wfds[i] = int32(p[0]), int32(p[1])
-				if err := be.Add(p[0], int32(i)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			for i := range inFlight {
-				if _, err := unix.Write(int(wfds[i*7%pipes]), []byte{'t'}); err != nil {
-					t.Fatal(err)
-				}
-			}
+			rfds, wfds := loopPipes(t, be, pipes, inFlight)
 			h := pipebench.NewLoopHarness(be, rfds, wfds, f.Features.Has(pipebench.EdgeTriggered))
 			allocs := testing.AllocsPerRun(5, func() {
 				if err := h.Loop(1000); err != nil {
@@ -68,6 +75,37 @@ func TestLoopAllocatesNothing(t *testing.T) {
 	}
 }
 
+// TestLoopSeveralWritersAllocatesNothing: the reader's loop with several
+// writers (what it owes each counted per event, paid per call) allocates
+// nothing either, and what it counts for the writers adds up to the tokens
+// it received.
+func TestLoopSeveralWritersAllocatesNothing(t *testing.T) {
+	const pipes, inFlight, writers = 64, 8, 3
+	be, err := epoll.LevelFactory.Open(pipebench.Options{Pipes: pipes, MaxFD: 1 << 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	rfds, wfds := loopPipes(t, be, pipes, inFlight)
+	h := pipebench.NewLoopHarness(be, rfds, wfds, false)
+	h.OwnedBy(writers)
+	allocs := testing.AllocsPerRun(5, func() {
+		if err := h.Loop(1000); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per 1000 readiness calls", allocs)
+	}
+	var sum uint64
+	for _, n := range h.Received() {
+		sum += n
+	}
+	if len(h.Received()) != writers || sum != h.Tokens() || sum == 0 {
+		t.Errorf("received %v from %d writers, adding up to %d; the reader received %d tokens", h.Received(), writers, sum, h.Tokens())
+	}
+}
+
 // BenchmarkReaderLoop times the reader's hot loop in self mode on epoll,
 // 64 real pipes with 8 tokens in flight: per readiness call, with its
 // reads and forwarding writes (events/call says how many).
@@ -78,24 +116,7 @@ func BenchmarkReaderLoop(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer be.Close()
-	rfds, wfds := make([]int32, pipes), make([]int32, pipes)
-	for i := range pipes {
-		var p [2]int
-		if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
-			b.Fatal(err)
-		}
-		defer unix.Close(p[0])
-		defer unix.Close(p[1])
-		rfds[i], wfds[i] = int32(p[0]), int32(p[1])
-		if err := be.Add(p[0], int32(i)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for i := range inFlight {
-		if _, err := unix.Write(int(wfds[i*7%pipes]), []byte{'t'}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	rfds, wfds := loopPipes(b, be, pipes, inFlight)
 	h := pipebench.NewLoopHarness(be, rfds, wfds, false)
 	b.ResetTimer()
 	if err := h.Loop(b.N); err != nil {

@@ -20,15 +20,24 @@ const readSize = 1024
 // tokens, count. It allocates nothing and reads no clock.
 type reader struct {
 	forwarder
-	be      Backend
-	rfds    []int32
-	ready   []int32
-	self    bool
-	edge    bool  // read until a short read
-	credit  int32 // write end of the credit pipe, or -1
-	timeout time.Duration
-	stop    *atomic.Bool
-	ctr     *counters
+	be     Backend
+	rfds   []int32
+	ready  []int32
+	self   bool
+	edge   bool  // read until a short read
+	credit int32 // write end of the credit pipe, or -1
+	// With several writers (creditWriters), owner is the writer of each of
+	// the reader's pipes, owed what one call's reads owe each writer,
+	// received what the reader has received from each over the run, and
+	// credits each writer's credit pipe (nil for an unbounded writer).
+	// owner is nil with one writer: credit is then the credit pipe.
+	owner    []uint16
+	owed     []uint64
+	received []uint64
+	credits  []int32
+	timeout  time.Duration
+	stop     *atomic.Bool
+	ctr      *counters
 	// perCall gets the ready count of every readiness call, once (0 for
 	// an empty call); its range is 0..pipes (see newHists).
 	perCall stats.Hist
@@ -130,6 +139,9 @@ func (r *reader) handle(n int, b *batch) error {
 				break
 			}
 		}
+		if r.owner != nil {
+			r.owed[r.owner[tag]] += uint64(k)
+		}
 		if r.self && k > 0 {
 			writes, err := r.forward(int(tag), k, tok)
 			b.writes += writes
@@ -147,6 +159,46 @@ func (r *reader) handle(n int, b *batch) error {
 	if r.credit >= 0 && b.tokens > 0 {
 		if err := tokens.SendCredit(r.credit, &r.cbuf, b.tokens); err != nil {
 			return err
+		}
+		b.writes++
+	}
+	if r.owner != nil {
+		return r.payWriters(b)
+	}
+	return nil
+}
+
+// creditWriters sets the reader of pipes lo to hi-1 up for several
+// writers: whose each pipe is, and each writer's credit pipe when tokens
+// are bounded.
+func (r *reader) creditWriters(c *Config, lo, hi int, pipes []creditPipe) {
+	r.owner = make([]uint16, hi-lo)
+	for t := range r.owner {
+		r.owner[t] = uint16(c.writerOf(lo + t))
+	}
+	r.owed, r.received = make([]uint64, c.writers()), make([]uint64, c.writers())
+	if c.InFlight > 0 {
+		r.credits = make([]int32, len(pipes))
+		for w, p := range pipes {
+			r.credits[w] = p.w
+		}
+	}
+}
+
+// payWriters returns what one call's reads owe each writer, one credit
+// write per writer owed, and counts what each writer's pipes gave.
+func (r *reader) payWriters(b *batch) error {
+	for w, n := range r.owed {
+		if n == 0 {
+			continue
+		}
+		r.owed[w] = 0
+		r.received[w] += n
+		if r.credits == nil {
+			continue
+		}
+		if err := tokens.SendCredit(r.credits[w], &r.cbuf, n); err != nil {
+			return fmt.Errorf("return %d credits to writer %d: %w", n, w, err)
 		}
 		b.writes++
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/internal/osthread"
+	"github.com/pipebench/pipebench/internal/tokens"
 	"github.com/pipebench/pipebench/stats"
 )
 
@@ -33,6 +34,14 @@ type Setup struct {
 	Churn int           `json:"churn,omitempty"`
 	Delay time.Duration `json:"delay_ns,omitempty"`
 	CPUs  []int         `json:"cpus,omitempty"`
+	// Spread is set when CPUs is -cpu spread's list.
+	Spread bool `json:"cpu_spread,omitempty"`
+	// Readers and Writers are how many reader and writer threads ran (a
+	// writer process or self mode counts as one writer); MaxEvents is
+	// Config.MaxEvents (0: each reader's share of the pipes).
+	Readers   int `json:"readers,omitempty"`
+	Writers   int `json:"writers,omitempty"`
+	MaxEvents int `json:"maxevents,omitempty"`
 	// NoWaitCall is set when samples per call does not apply.
 	NoWaitCall bool `json:"no_wait_call"`
 	// Driver is set when the backend reads for itself on goroutines (its
@@ -53,6 +62,10 @@ type Setup struct {
 	ReaderTID int `json:"reader_tid"`
 	WriterPID int `json:"writer_pid"`
 	WriterTID int `json:"writer_tid,omitempty"`
+	// ReaderTIDs and WriterTIDs are every reader's and writer thread's id,
+	// in order, when there are several readers or writers.
+	ReaderTIDs []int `json:"reader_tids,omitempty"`
+	WriterTIDs []int `json:"writer_tids,omitempty"`
 }
 
 // Interval is one reporting interval of the measured window.
@@ -69,6 +82,9 @@ type Interval struct {
 	SamplesPerCall float64 `json:"samples_per_call"`
 	// CPU is the CPU time the threads and processes used in the interval.
 	CPU CPUTimes `json:"cpu"`
+	// Readers are each reader's events in the interval, when there are
+	// several readers or writers: they add up to Events.
+	Readers []uint64 `json:"reader_events,omitempty"`
 	// Late is how long after its boundary (the window's start plus Index
 	// intervals) the reporter took the interval's counts: the time it
 	// waited for a CPU and for the Go scheduler.
@@ -134,8 +150,15 @@ type Result struct {
 	// Latency is the write-to-read time of every token received, in
 	// nanoseconds (latency mode only).
 	Latency stats.Hist `json:"-"`
+	// Readers and Writers are each reader's and writer thread's part, when
+	// there are several readers or writers (Config.Readers,
+	// Config.Writers); nil otherwise.
+	Readers []ReaderResult `json:"readers,omitempty"`
+	Writers []WriterResult `json:"writers,omitempty"`
 	// Usage over the measured window: the reader thread, the writer thread,
-	// the reading process (all its threads) and the writer process.
+	// the reading process (all its threads) and the writer process. With
+	// several readers or writers, ReaderThread and WriterThread add up all
+	// readers' and all writers'.
 	ReaderThread  Usage `json:"reader_thread"`
 	WriterThread  Usage `json:"writer_thread"`
 	Process       Usage `json:"process"`
@@ -144,4 +167,34 @@ type Result struct {
 	// the reading process (KernelThread: io_uring's SQPOLL thread), part
 	// of Process; nil when there is none.
 	KernelThread *ThreadUsage `json:"kernel_thread,omitempty"`
+}
+
+// ReaderResult is one reader thread's part of a run with several readers or
+// writers: the pipes it watched (First to First+Pipes-1, through its own
+// backend instance), its counts over the window (the ctl calls of every
+// instance are in Result.Totals only) and its thread's usage.
+type ReaderResult struct {
+	TID    int    `json:"tid"`
+	First  int    `json:"first_pipe"`
+	Pipes  int    `json:"pipes"`
+	Totals Counts `json:"totals"`
+	Usage  Usage  `json:"usage"`
+}
+
+// WriterResult is one writer thread's part of a run with several readers
+// or writers: the pipes it owns (every Writers-th, from its Index), its
+// tokens in flight (0: unbounded), its system calls and what its tokens
+// came to. Sent = Received + Drained for every writer, Lost 0: Received
+// are the tokens the readers read from its pipes (the credits they owed
+// it), Drained those read from them at teardown.
+type WriterResult struct {
+	Index    int `json:"index"`
+	TID      int `json:"tid"`
+	Pipes    int `json:"pipes"`
+	InFlight int `json:"in_flight"`
+	tokens.WriterCounts
+	Received uint64 `json:"received"`
+	Drained  uint64 `json:"drained"`
+	Lost     int64  `json:"lost"`
+	Usage    Usage  `json:"usage"`
 }

@@ -25,7 +25,7 @@ func Run(c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, plan: plan, creditR: -1, creditW: -1, halt: make(chan struct{})}
+	r := &run{cfg: cfg, plan: plan, halt: make(chan struct{})}
 	defer r.release()
 	if err := r.setup(); err != nil {
 		return nil, err
@@ -38,16 +38,16 @@ func Run(c Config) (*Result, error) {
 }
 
 // measuredThreads counts this process's threads that hold a P for the whole
-// window (internal/osthread): the reader, unless the backend reads on
+// window (internal/osthread): every reader, unless the backend reads on
 // goroutines (its thread then waits in the Go scheduler, not in a system
-// call), and a writer thread.
+// call), and every writer thread.
 func (r *run) measuredThreads() int {
 	n := 0
 	if !r.goroutines() {
-		n++
+		n += r.cfg.Readers
 	}
 	if r.plan.Writer == WriterThread {
-		n++
+		n += r.cfg.Writers
 	}
 	return n
 }
@@ -79,6 +79,13 @@ func prepare(c Config, extraFDs int) (Config, Plan, error) {
 		return cfg, Plan{}, err
 	}
 	plan, err := PlanRun(&cfg, base+extraFDs, limit)
+	if err == nil && cfg.Spread {
+		allowed, aerr := osthread.AllowedCPUs()
+		if aerr != nil {
+			return cfg, plan, ConfigErrorf("{CPUs} spread: %v", aerr)
+		}
+		cfg.CPUs = cfg.spreadCPUs(allowed)
+	}
 	return cfg, plan, err
 }
 
@@ -87,17 +94,18 @@ type run struct {
 	cfg  Config
 	plan Plan
 
-	be      Backend
+	be      Backend   // the first reader's instance
+	bes     []Backend // every reader's instance, be first
 	rfds    []int32
 	wfds    []int32 // self and thread mode; the writer process holds its own
 	proc    *writerProcess
-	creditR int32
-	creditW int32
+	credits []creditPipe       // one per writer (thread and process mode)
 	wstop   *tokens.SharedFlag // the writer process's stop flag
 	primed  uint64             // tokens written by setup (self mode)
-	armTook time.Duration
+	armTook atomic.Int64       // nanoseconds the readers' Arm calls took
 
-	ctr  counters
+	ctr  counters    // the first reader's
+	ctrs []*counters // every reader's, &ctr first
 	stop atomic.Bool
 	// reported are the counts at the last interval boundary (Ctl counted
 	// from the window's start): what the intervals hold.
@@ -110,6 +118,10 @@ type run struct {
 
 	res Result
 }
+
+// creditPipe carries one writer's credits from the readers: r is the
+// writer's end, w the readers'.
+type creditPipe struct{ r, w int32 }
 
 // fail records the first failure and ends the run.
 func (r *run) fail(err error) {
@@ -145,12 +157,17 @@ func (r *run) setup() error {
 	cfg := &r.cfg
 	mode := r.plan.Writer
 	// The backend first: a mechanism this kernel does not offer (io_uring
-	// disabled, say) is reported before any pipe or process is made.
-	be, err := cfg.Backend.Open(Options{Pipes: cfg.Pipes, MaxFD: int(r.plan.Limit) - 1})
-	if err != nil {
-		return fmt.Errorf("open backend %s: %w", cfg.Backend.Name, err)
+	// disabled, say) is reported before any pipe or process is made. One
+	// instance per reader, each sized for its share of the pipes.
+	for k := range cfg.Readers {
+		lo, hi := cfg.share(k)
+		be, err := cfg.Backend.Open(Options{Pipes: hi - lo, MaxFD: int(r.plan.Limit) - 1})
+		if err != nil {
+			return fmt.Errorf("open backend %s%s: %w", cfg.Backend.Name, r.readerName(k), err)
+		}
+		r.bes = append(r.bes, be)
 	}
-	r.be = be
+	r.be = r.bes[0]
 	if err := r.startWriter(); err != nil {
 		return err
 	}
@@ -170,7 +187,8 @@ func (r *run) setup() error {
 		WriterTID: wtid, PID: unix.Getpid(), WriterPID: unix.Getpid(),
 		Pipes: cfg.Pipes, Backend: cfg.Backend.Name, Writer: mode, InFlight: cfg.InFlight, Route: cfg.Route, Interval: cfg.Interval,
 		Reason: r.plan.Reason, Took: time.Since(t0), ReaderFDs: r.plan.ReaderFDs, WriterFDs: r.plan.WriterFDs,
-		Limit: r.plan.Limit, Source: cfg.Source, Churn: cfg.Churn, Delay: cfg.Delay, CPUs: cfg.CPUs,
+		Limit: r.plan.Limit, Source: cfg.Source, Churn: cfg.Churn, Delay: cfg.Delay, CPUs: cfg.CPUs, Spread: cfg.Spread,
+		Readers: cfg.Readers, Writers: cfg.Writers, MaxEvents: cfg.MaxEvents,
 		NoWaitCall: cfg.Backend.Features.Has(NoWaitCall),
 		Driver:     r.goroutines(),
 		Ring:       cfg.Backend.Features.Has(RingQueued),
@@ -192,21 +210,24 @@ func (r *run) startWriter() error {
 		}
 		r.proc = p
 		if err := p.setup(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed,
-			Latency: cfg.Latency, Source: cfg.Source, CPU: cfg.writerCPU(), CloseAtStop: r.follows()}); err != nil {
+			Latency: cfg.Latency, Source: cfg.Source, CPU: cfg.writerCPU(0), CloseAtStop: r.follows()}); err != nil {
 			return r.procErr(err)
 		}
 	}
 	if mode != WriterThread && mode != WriterProcess {
 		return nil
 	}
-	cr, cw, err := tokens.NewCreditPipe(mode == WriterProcess && cfg.InFlight > 0, cfg.InFlight)
-	if err != nil {
-		return err
+	for w := range cfg.Writers {
+		cr, cw, err := tokens.NewCreditPipe(mode == WriterProcess && cfg.InFlight > 0, cfg.writerInFlight(w))
+		if err != nil {
+			return err
+		}
+		r.credits = append(r.credits, creditPipe{cr, cw})
 	}
-	r.creditR, r.creditW = cr, cw
 	if r.proc == nil {
 		return nil
 	}
+	cr := r.credits[0].r
 	stop, fd, err := tokens.NewSharedFlag()
 	if err != nil {
 		return err
@@ -218,7 +239,7 @@ func (r *run) startWriter() error {
 		return r.procErr(err)
 	}
 	unix.Close(int(cr))
-	r.creditR = -1
+	r.credits[0].r = -1
 	return nil
 }
 
@@ -261,6 +282,8 @@ func (r *run) makePipes() error {
 	shared := r.cfg.Source.shared()
 	var batch []int
 	first := 0
+	k, lo, hi := 0, 0, 0 // the reader whose share holds pipe i, and its share
+	_, hi = r.cfg.share(0)
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -303,8 +326,12 @@ func (r *run) makePipes() error {
 				return fmt.Errorf("make %s %d (fd %d) blocking for the bypass: %w", r.cfg.Source.noun(), i, p[0], err)
 			}
 		}
-		if err := r.be.Add(p[0], int32(i)); err != nil {
-			return fmt.Errorf("register pipe %d (fd %d) with %s: %w", i, p[0], r.cfg.Backend.Name, err)
+		for i >= hi {
+			k++
+			lo, hi = r.cfg.share(k)
+		}
+		if err := r.bes[k].Add(p[0], int32(i-lo)); err != nil {
+			return fmt.Errorf("register pipe %d (fd %d) with %s%s: %w", i, p[0], r.cfg.Backend.Name, r.readerName(k), err)
 		}
 	}
 	if r.proc != nil {
@@ -313,18 +340,18 @@ func (r *run) makePipes() error {
 	return nil
 }
 
-// arm runs an Armer's Arm, on the reader thread before the window opens,
-// and keeps how long it took, which the setup's time includes.
-func (r *run) arm() error {
-	a, ok := r.be.(Armer)
+// arm runs an Armer's Arm, on the reader thread of reader k before the
+// window opens, and adds how long it took to the setup's time.
+func (r *run) arm(k int) error {
+	a, ok := r.bes[k].(Armer)
 	if !ok {
 		return nil
 	}
 	t0 := time.Now()
 	err := a.Arm()
-	r.armTook = time.Since(t0)
+	r.armTook.Add(int64(time.Since(t0)))
 	if err != nil {
-		return fmt.Errorf("arm %s on the reader thread: %w", r.cfg.Backend.Name, err)
+		return fmt.Errorf("arm %s on the reader thread%s: %w", r.cfg.Backend.Name, r.readerName(k), err)
 	}
 	return nil
 }
@@ -333,6 +360,25 @@ func (r *run) arm() error {
 // reading each pipe in blocking reads (FollowsRoute: the bypass).
 func (r *run) follows() bool {
 	return r.cfg.Backend != nil && r.cfg.Backend.Features.Has(FollowsRoute) && r.plan.Writer == WriterProcess
+}
+
+// readerName names reader k in messages when there are several: " (reader
+// 2 of 4)".
+func (r *run) readerName(k int) string {
+	if r.cfg.Readers == 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (reader %d of %d)", k, r.cfg.Readers)
+}
+
+// maxEvents is the length of reader k's ready slice: Config.MaxEvents, or
+// its share of the pipes.
+func (r *run) maxEvents(k int) int {
+	if r.cfg.MaxEvents > 0 {
+		return r.cfg.MaxEvents
+	}
+	lo, hi := r.cfg.share(k)
+	return hi - lo
 }
 
 // goroutines says whether the backend reads on goroutines of its own.
@@ -391,27 +437,49 @@ func (r *run) replaceErr(err error) {
 	r.mu.Unlock()
 }
 
-// enterThread locks the calling goroutine to its OS thread (the caller
-// unlocks it when done), labels it for the CPU profile, pins it to cpu when
-// -cpu asks (cpu >= 0) and sends its thread id on tid.
-func (r *run) enterThread(role string, cpu int, tid chan<- int) {
+// enterThread locks the calling goroutine to its OS thread, labels it for
+// the CPU profile, pins it to cpu when -cpu asks (cpu >= 0) and sends its
+// thread id on tid. The caller defers leave: it gives a pinned thread its
+// affinity back and unlocks the thread. A thread whose affinity cannot be
+// given back stays locked and ends with its goroutine rather than go back
+// to the runtime's pool narrowed. Threads must not end otherwise: a writer
+// process dies with the thread that started it (Pdeathsig), and the runtime
+// may have started it on any of its threads.
+func (r *run) enterThread(role string, cpu int, tid chan<- int) (leave func()) {
 	runtime.LockOSThread()
 	r.labelGoroutine(role)
+	leave = runtime.UnlockOSThread
 	if cpu >= 0 {
-		if err := osthread.Pin(cpu); err != nil {
+		restore, err := osthread.Pin(cpu)
+		if err != nil {
 			r.fail(err)
+		} else {
+			leave = func() {
+				if err := restore(); err != nil {
+					r.fail(err)
+					return // stays locked: the thread ends with the goroutine
+				}
+				runtime.UnlockOSThread()
+			}
 		}
 	}
 	tid <- unix.Gettid()
+	return leave
 }
 
-// ctlNow is the backend's ctl count so far.
-func (r *run) ctlNow() uint64 { return r.be.CtlCalls() }
+// ctlNow is the backends' ctl count so far.
+func (r *run) ctlNow() uint64 {
+	var n uint64
+	for _, be := range r.bes {
+		n += be.CtlCalls()
+	}
+	return n
+}
 
 // release closes everything the run opened; it is safe on a half-made run.
 func (r *run) release() {
-	if r.be != nil {
-		r.be.Close()
+	for _, be := range r.bes {
+		be.Close()
 	}
 	r.end()
 	r.wstop.Unmap()
@@ -423,9 +491,11 @@ func (r *run) release() {
 			unix.Close(int(fd))
 		}
 	}
-	for _, fd := range []int32{r.creditR, r.creditW} {
-		if fd >= 0 {
-			unix.Close(int(fd))
+	for _, c := range r.credits {
+		for _, fd := range []int32{c.r, c.w} {
+			if fd >= 0 {
+				unix.Close(int(fd))
+			}
 		}
 	}
 	if r.proc != nil {

@@ -5,14 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/pipebench/pipebench/internal/osthread"
 	"github.com/pipebench/pipebench/internal/tokens"
+	"github.com/pipebench/pipebench/stats"
 )
 
 // measure runs the measured window and its teardown: the reader thread and
@@ -23,112 +24,201 @@ func (r *run) measure() (*Result, error) {
 	if r.proc != nil {
 		r.res.Setup.WriterPID = r.proc.cmd.Process.Pid
 	}
-	rd := r.newReader()
-	th := r.startThreads(rd)
+	rds := make([]*reader, r.cfg.Readers)
+	r.ctrs = make([]*counters, len(rds))
+	for k := range rds {
+		rds[k] = r.newReader(k)
+		r.ctrs[k] = rds[k].ctr
+	}
+	th := r.startThreads(rds)
 	w := r.openWindow(th)
 	r.report(w.t0, w.ctl0, w.clocks, w.cpu0, th.readDone)
-	r.closeWindow(rd, th, w)
+	r.closeWindow(rds, th, w)
 	sentUnknown := r.collectWriter(th)
 	r.res.Process, _ = w.process.Stop()
-	r.nameWriterDeath(th.readerErr)
-	return r.account(&th.wrep, sentUnknown)
+	r.nameWriterDeath(th.readerErr())
+	return r.account(rds, th.wreps, sentUnknown)
 }
 
-// newReader makes the reader of the window: its routes, histograms and
-// settings.
-func (r *run) newReader() *reader {
+// newReader makes reader k of the window, over its share of the pipes:
+// its routes, histograms and settings.
+func (r *run) newReader(k int) *reader {
 	cfg := &r.cfg
+	lo, hi := cfg.share(k)
+	ctr := &r.ctr
+	if k > 0 {
+		ctr = &counters{}
+	}
 	rd := &reader{
 		forwarder: forwarder{format: cfg.format(), route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes), wfds: r.wfds, noun: cfg.Source.noun()},
-		be:        r.be, rfds: r.rfds, self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: &r.ctr,
-		churn: cfg.Churn, churnRoute: tokens.NewRouter(RouteRandom, cfg.Seed^0xc4a2, cfg.Pipes),
+		be:        r.bes[k], rfds: r.rfds[lo:hi], self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: ctr,
+		churn: cfg.Churn, churnRoute: tokens.NewRouter(RouteRandom, cfg.Seed^0xc4a2+uint64(k)*seedApart, hi-lo),
 	}
-	rd.newHists(cfg.Pipes)
+	rd.newHists(min(hi-lo, r.maxEvents(k)))
 	if cfg.Delay > 0 {
 		ts := unix.NsecToTimespec(cfg.Delay.Nanoseconds())
 		rd.delay = &ts
 	}
 	if !cfg.Backend.Features.Has(NoWaitCall) {
-		rd.ready = make([]int32, cfg.Pipes)
+		rd.ready = make([]int32, r.maxEvents(k))
 		rd.edge = cfg.Backend.Features.Has(EdgeTriggered)
 	}
-	if !rd.self && cfg.InFlight > 0 {
-		rd.credit = r.creditW
+	switch {
+	case cfg.Writers > 1:
+		rd.creditWriters(cfg, lo, hi, r.credits)
+	case !rd.self && cfg.InFlight > 0:
+		rd.credit = r.credits[0].w
 	}
 	return rd
 }
 
-// threads are the window's reader thread and writer thread (thread mode).
+// seedApart separates the routes of several readers and writers seeded from
+// one seed (the golden ratio's 64-bit fraction, as a Driver's workers use).
+const seedApart = 0x9e3779b97f4a7c15
+
+// threads are the window's reader threads and writer threads (thread mode).
 type threads struct {
 	wg       sync.WaitGroup
 	start    chan struct{} // closed when the window opens
-	readDone chan struct{} // closed when the reader has returned
-	// readerErr is the reader's failure, read after readDone.
-	readerErr error
-	// writer and wrep are the writer thread and its report (thread mode),
-	// or the writer process's report; read after wg.Wait.
-	writer *tokens.Writer
-	wrep   writerReport
+	readDone chan struct{} // closed when every reader has returned
+	left     atomic.Int32  // readers yet to return
+	// readerErrs are the readers' failures and readerUse their usage, read
+	// after readDone.
+	readerErrs []error
+	readerUse  []Usage
+	// writers and wreps are the writer threads and their reports (thread
+	// mode), or the writer process's report; read after wg.Wait.
+	writers []*tokens.Writer
+	wreps   []writerReport
 }
 
-// startThreads starts the reader thread, first, so that no token waits for
-// it, and in thread mode the writer thread. Each locks itself to its
-// thread, says who it is and waits for the window to open; the reader
-// first arms the backend. startThreads returns once they wait, with their
-// thread ids in the setup.
-func (r *run) startThreads(rd *reader) *threads {
-	cfg := &r.cfg
-	th := &threads{start: make(chan struct{}), readDone: make(chan struct{})}
-	readerTID, writerTID := make(chan int, 1), make(chan int, 1)
-	armed := make(chan error, 1)
-	th.wg.Add(1)
-	go func() {
-		defer th.wg.Done()
-		defer close(th.readDone)
-		r.enterThread(r.readerRole(), cfg.readerCPU(), readerTID)
-		defer runtime.UnlockOSThread()
-		armed <- r.arm()
-		<-th.start
-		u := osthread.StartUsage(unix.RUSAGE_THREAD)
-		err := r.read(rd)
-		r.res.ReaderThread, _ = u.Stop()
+// readerErr is the first reader's failure, read after readDone.
+func (th *threads) readerErr() error {
+	for _, err := range th.readerErrs {
 		if err != nil {
-			th.readerErr = err
-			r.fail(err)
+			return err
 		}
-	}()
-	if r.plan.Writer == WriterThread {
-		th.writer = &tokens.Writer{
-			WFDs: r.wfds, Route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes), InFlight: cfg.InFlight,
-			Credits: r.creditR, Stop: &r.stop, Format: cfg.format(),
-		}
+	}
+	return nil
+}
+
+// startThreads starts the reader threads, first, so that no token waits
+// for them, and in thread mode the writer threads. Each locks itself to its
+// thread, says who it is and waits for the window to open; a reader first
+// arms its backend. startThreads returns once they wait, with their thread
+// ids in the setup.
+func (r *run) startThreads(rds []*reader) *threads {
+	cfg := &r.cfg
+	nr := len(rds)
+	th := &threads{start: make(chan struct{}), readDone: make(chan struct{}), readerErrs: make([]error, nr), readerUse: make([]Usage, nr)}
+	th.left.Store(int32(nr))
+	readerTIDs, writerTIDs := tidChans(nr), tidChans(0)
+	armed := make(chan error, nr)
+	for k, rd := range rds {
 		th.wg.Add(1)
 		go func() {
 			defer th.wg.Done()
-			r.enterThread(RoleWriter, cfg.writerCPU(), writerTID)
-			defer runtime.UnlockOSThread()
+			defer func() {
+				if th.left.Add(-1) == 0 {
+					close(th.readDone)
+				}
+			}()
+			leave := r.enterThread(r.readerRole(), cfg.readerCPU(k), readerTIDs[k])
+			defer leave()
+			armed <- r.arm(k)
 			<-th.start
 			u := osthread.StartUsage(unix.RUSAGE_THREAD)
-			err := th.writer.Run()
-			th.wrep.Thread, _ = u.Stop()
-			th.wrep.WriterCounts = th.writer.Counts
+			err := r.read(rd)
+			th.readerUse[k], _ = u.Stop()
 			if err != nil {
+				th.readerErrs[k] = err
 				r.fail(err)
 			}
 		}()
 	}
-	r.res.Setup.ReaderTID = <-readerTID
-	switch {
-	case th.writer != nil:
-		r.res.Setup.WriterTID = <-writerTID
-	case r.proc == nil:
-		r.res.Setup.WriterTID = r.res.Setup.ReaderTID
+	switch r.plan.Writer {
+	case WriterThread:
+		th.writers, th.wreps = make([]*tokens.Writer, cfg.Writers), make([]writerReport, cfg.Writers)
+		writerTIDs = tidChans(cfg.Writers)
+		for w := range th.writers {
+			th.writers[w] = r.newWriter(w)
+			th.wg.Add(1)
+			go func() {
+				defer th.wg.Done()
+				leave := r.enterThread(RoleWriter, cfg.writerCPU(w), writerTIDs[w])
+				defer leave()
+				<-th.start
+				u := osthread.StartUsage(unix.RUSAGE_THREAD)
+				err := th.writers[w].Run()
+				th.wreps[w].Thread, _ = u.Stop()
+				th.wreps[w].WriterCounts = th.writers[w].Counts
+				if err != nil {
+					r.fail(err)
+				}
+			}()
+		}
+	case WriterProcess:
+		th.wreps = make([]writerReport, 1)
 	}
-	if err := <-armed; err != nil {
-		r.fail(err)
+	r.tids(readerTIDs, writerTIDs)
+	for range nr {
+		if err := <-armed; err != nil {
+			r.fail(err)
+		}
 	}
-	r.res.Setup.Took += r.armTook
+	r.res.Setup.Took += time.Duration(r.armTook.Load())
 	return th
+}
+
+// tidChans are n channels, each to hear one thread's id.
+func tidChans(n int) []chan int {
+	cs := make([]chan int, n)
+	for i := range cs {
+		cs[i] = make(chan int, 1)
+	}
+	return cs
+}
+
+// tids puts the measured threads' ids in the setup: the first reader's and
+// the first writer's, and every one of them when there are several.
+func (r *run) tids(readers, writers []chan int) {
+	s := &r.res.Setup
+	ids := func(cs []chan int) []int {
+		out := make([]int, len(cs))
+		for i, c := range cs {
+			out[i] = <-c
+		}
+		return out
+	}
+	rt, wt := ids(readers), ids(writers)
+	s.ReaderTID = rt[0]
+	switch {
+	case len(wt) > 0:
+		s.WriterTID = wt[0]
+	case r.proc == nil:
+		s.WriterTID = s.ReaderTID
+	}
+	if r.cfg.several() {
+		s.ReaderTIDs, s.WriterTIDs = rt, wt
+	}
+}
+
+// newWriter makes writer thread w: the write ends of its own pipes, a route
+// among them, its share of the tokens and its credit pipe. One writer
+// writes every pipe.
+func (r *run) newWriter(w int) *tokens.Writer {
+	cfg := &r.cfg
+	wfds := r.wfds
+	if cfg.Writers > 1 {
+		wfds = make([]int32, 0, cfg.writerPipes(w))
+		for i := w; i < cfg.Pipes; i += cfg.Writers {
+			wfds = append(wfds, r.wfds[i])
+		}
+	}
+	return &tokens.Writer{
+		WFDs: wfds, Route: tokens.NewRouter(cfg.Route, cfg.Seed+uint64(w)*seedApart, len(wfds)), InFlight: cfg.writerInFlight(w),
+		Credits: r.credits[w].r, Stop: &r.stop, Format: cfg.format(),
+	}
 }
 
 // window is what the window's start was: its time, the ctl count and CPU
@@ -148,7 +238,7 @@ func (r *run) openWindow(th *threads) window {
 	if r.cfg.OnSetup != nil {
 		r.cfg.OnSetup(r.res.Setup)
 	}
-	clocks := newCPUClocks(r.res.Setup.ReaderTID, r.res.Setup.WriterTID, r.res.Setup.WriterPID)
+	clocks := newCPUClocks(r.res.Setup, r.plan.Writer == WriterThread)
 	w := window{clocks: clocks, process: osthread.StartUsage(unix.RUSAGE_SELF), kernel: r.startKernelThread()}
 	// Setup's registrations are not part of the measured window.
 	w.ctl0 = r.ctlNow()
@@ -171,15 +261,15 @@ func (r *run) openWindow(th *threads) window {
 	return w
 }
 
-// closeWindow ends the window: the writer is told to stop at once, so that
-// it writes nothing after it, the reader returns, OnDone is called, and the
-// reader's counts and distributions are the result's.
-func (r *run) closeWindow(rd *reader, th *threads, w window) {
+// closeWindow ends the window: the writers are told to stop at once, so
+// that they write nothing after it, the readers return, OnDone is called,
+// and the readers' counts and distributions are the result's.
+func (r *run) closeWindow(rds []*reader, th *threads, w window) {
 	r.end()
-	if r.plan.Writer == WriterThread || r.plan.Writer == WriterProcess {
+	for i, c := range r.credits {
 		var sb [8]byte
-		if err := tokens.SendCredit(r.creditW, &sb, tokens.StopWord); err != nil {
-			r.fail(fmt.Errorf("tell the writer to stop: %w", err))
+		if err := tokens.SendCredit(c.w, &sb, tokens.StopWord); err != nil {
+			r.fail(fmt.Errorf("tell writer %d to stop: %w", i, err))
 		}
 	}
 	r.awaitReader(th.readDone)
@@ -192,12 +282,21 @@ func (r *run) closeWindow(rd *reader, th *threads, w window) {
 	if r.cfg.OnDone != nil {
 		r.cfg.OnDone()
 	}
-	r.res.PerCall = rd.perCall
-	r.res.Latency = rd.lat
-	final := r.ctr.snapshot()
+	r.res.PerCall, r.res.Latency = mergeHists(rds)
+	final, per := r.snapshot()
 	final.Ctl = r.ctlNow() - w.ctl0
 	r.res.Totals = final
 	r.res.Tail = final.Sub(r.reported)
+	if r.cfg.several() {
+		r.res.Readers = make([]ReaderResult, len(rds))
+		for k := range rds {
+			lo, hi := r.cfg.share(k)
+			r.res.Readers[k] = ReaderResult{TID: r.res.Setup.ReaderTIDs[k], First: lo, Pipes: hi - lo, Totals: per[k], Usage: th.readerUse[k]}
+		}
+	}
+	for _, u := range th.readerUse {
+		r.res.ReaderThread = r.res.ReaderThread.Add(u)
+	}
 }
 
 // readerGrace is how long the reader may take to return once the window
@@ -226,22 +325,63 @@ func (r *run) awaitReader(readDone <-chan struct{}) {
 	}
 }
 
-// collectWriter waits for the writer's counts (a writer process's come in
-// its report) and puts them in the result. It says whether the count of
-// tokens sent is unknown: a writer process that did not report is dead or
-// stuck, and is killed rather than waited for.
+// mergeHists are the readers' ready-per-call and latency histograms as one
+// each; one reader's are its own.
+func mergeHists(rds []*reader) (perCall, lat stats.Hist) {
+	if len(rds) == 1 {
+		return rds[0].perCall, rds[0].lat
+	}
+	var top uint64
+	for _, rd := range rds {
+		top = max(top, rd.perCall.Highest())
+	}
+	perCall = stats.NewHist(top)
+	if rds[0].format == tokens.Stamp {
+		lat = stats.NewHist(latencyRange)
+	}
+	for _, rd := range rds {
+		perCall.Merge(&rd.perCall)
+		if rd.format == tokens.Stamp {
+			lat.Merge(&rd.lat)
+		}
+	}
+	return perCall, lat
+}
+
+// snapshot is the readers' counts together, and each reader's when there
+// are several (ctl counts are the reporter's to add).
+func (r *run) snapshot() (Counts, []Counts) {
+	if !r.cfg.several() {
+		return r.ctr.snapshot(), nil
+	}
+	per := make([]Counts, len(r.ctrs))
+	var sum Counts
+	for k, c := range r.ctrs {
+		per[k] = c.snapshot()
+		sum = sum.Add(per[k])
+	}
+	return sum, per
+}
+
+// collectWriter waits for the writers' counts (a writer process's come in
+// its report) and puts them in the result, added up over the writers. It
+// says whether the count of tokens sent is unknown: a writer process that
+// did not report is dead or stuck, and is killed rather than waited for.
 func (r *run) collectWriter(th *threads) (sentUnknown bool) {
 	th.wg.Wait()
 	if r.plan.Writer == WriterProcess {
-		if err := r.collectReport(&th.wrep); err != nil {
+		if err := r.collectReport(&th.wreps[0]); err != nil {
 			r.fail(err)
 			sentUnknown = true
 			r.proc.kill()
 		}
 	}
-	rep := &th.wrep
-	r.res.WriterThread, r.res.WriterProcess = rep.Thread, rep.Process
-	r.res.WriterWrites, r.res.WriterReads, r.res.WriterWaits = rep.Writes, rep.Reads, rep.Waits
+	for _, rep := range th.wreps {
+		r.res.WriterThread, r.res.WriterProcess = r.res.WriterThread.Add(rep.Thread), rep.Process
+		r.res.WriterWrites += rep.Writes
+		r.res.WriterReads += rep.Reads
+		r.res.WriterWaits += rep.Waits
+	}
 	return sentUnknown
 }
 
@@ -258,24 +398,35 @@ func (r *run) nameWriterDeath(readerErr error) {
 }
 
 // account drains the pipes and accounts for every token: sent = received +
-// drained, lost 0, unless what was sent is unknown. It returns the result
-// with the run's first failure, or a *TokenLossError.
-func (r *run) account(wrep *writerReport, sentUnknown bool) (*Result, error) {
-	t := Tokens{Received: r.res.Totals.Tokens, Full: wrep.Full}
+// drained, lost 0, unless what was sent is unknown; with several writers,
+// for each writer too. It returns the result with the run's first failure,
+// or a *TokenLossError.
+func (r *run) account(rds []*reader, wreps []writerReport, sentUnknown bool) (*Result, error) {
+	t := Tokens{Received: r.res.Totals.Tokens}
+	for _, rep := range wreps {
+		t.Sent += rep.Sent
+		t.Full += rep.Full
+	}
 	if r.plan.Writer == WriterSelf {
 		t.Sent = r.primed + r.res.Totals.Writes
-	} else {
-		t.Sent = wrep.Sent
 	}
 	var want uint64 // tokens left in flight, when known
 	if !sentUnknown && t.Sent > t.Received {
 		want = t.Sent - t.Received
 	}
-	drained, err := r.drain(want)
+	drained, perPipe, err := r.drain(want)
 	if err != nil {
 		r.fail(err)
 	}
 	t.Drained = drained
+	if r.cfg.several() && r.plan.Writer == WriterThread {
+		r.res.Writers = r.writerResults(rds, wreps, perPipe)
+		for _, w := range r.res.Writers {
+			if w.Lost != 0 && r.failure() == nil {
+				r.fail(fmt.Errorf("writer %d: tokens do not add up: sent %d, received %d, drained %d at teardown: %d lost", w.Index, w.Sent, w.Received, w.Drained, w.Lost))
+			}
+		}
+	}
 	if sentUnknown {
 		t.SentUnknown = true
 	} else {
@@ -297,6 +448,7 @@ func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes,
 	cfg := &r.cfg
 	var prev Counts
 	prev.Ctl = ctl0
+	prevPer := make([]Counts, len(r.ctrs)) // each reader's, when several
 	prevCPU := cpu0
 	last, lastEvent := t0, t0
 	timer := time.NewTimer(cfg.Interval)
@@ -313,10 +465,17 @@ func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes,
 			return
 		}
 		now := time.Now()
-		snap := r.ctr.snapshot()
+		snap, per := r.snapshot()
 		snap.Ctl = r.ctlNow()
 		cpu := clocks.read(prevCPU)
 		iv := newInterval(k, snap.Sub(prev), now.Sub(last), cpu.Sub(prevCPU))
+		if per != nil {
+			iv.Readers = make([]uint64, len(per))
+			for i, c := range per {
+				iv.Readers[i] = c.Events - prevPer[i].Events
+			}
+			prevPer = per
+		}
 		iv.Late = now.Sub(t0.Add(time.Duration(k) * cfg.Interval))
 		prev, last, prevCPU = snap, now, cpu
 		r.reported = snap
@@ -361,16 +520,23 @@ const tcpSettle = 2 * time.Second
 // written to a TCP connection may still be in the sender's queue or in
 // the loopback device's backlog, so with -fd tcp the drain reads again
 // until want tokens are out or tcpSettle has passed.
-func (r *run) drain(want uint64) (uint64, error) {
+func (r *run) drain(want uint64) (total uint64, perPipe []uint64, err error) {
 	buf := make([]byte, 64<<10)
 	size := uint64(r.cfg.format().Size())
-	bytes := make([]uint64, len(r.rfds)) // per channel, across passes
-	var counted uint64                   // eventfd counters read
+	bytes := make([]uint64, len(r.rfds))   // per channel, across passes
+	counted := make([]uint64, len(r.rfds)) // eventfd counters read, per channel
+	sum := func() uint64 {
+		var t uint64
+		for i, b := range bytes {
+			t += counted[i] + b/size
+		}
+		return t
+	}
 	deadline := time.Now().Add(tcpSettle)
 	if r.follows() { // the bypass read them blocking; the drain must not wait
 		for i, fd := range r.rfds {
 			if err := unix.SetNonblock(int(fd), true); err != nil {
-				return 0, fmt.Errorf("drain %s %d (fd %d): make it non-blocking: %w", r.cfg.Source, i, fd, err)
+				return 0, nil, fmt.Errorf("drain %s %d (fd %d): make it non-blocking: %w", r.cfg.Source, i, fd, err)
 			}
 		}
 	}
@@ -382,30 +548,60 @@ func (r *run) drain(want uint64) (uint64, error) {
 					break
 				}
 				if e != 0 {
-					return counted, fmt.Errorf("drain %s %d (fd %d): %w", r.cfg.Source, i, fd, e)
+					return sum(), nil, fmt.Errorf("drain %s %d (fd %d): %w", r.cfg.Source, i, fd, e)
 				}
 				if r.cfg.Source == SourceEventfd {
-					counted += binary.LittleEndian.Uint64(buf[:8])
+					counted[i] += binary.LittleEndian.Uint64(buf[:8])
 					continue
 				}
 				bytes[i] += uint64(n)
 			}
 		}
-		total := counted
-		for _, b := range bytes {
-			total += b / size
-		}
-		if r.cfg.Source != SourceTCP || total >= want || time.Now().After(deadline) {
+		if r.cfg.Source != SourceTCP || sum() >= want || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(time.Millisecond)
 	}
-	total := counted
 	for i, b := range bytes {
 		if b%size != 0 {
-			return total, fmt.Errorf("drain %s %d: %d bytes left, not a whole number of %d-byte tokens", r.cfg.Source, i, b, size)
+			return sum(), nil, fmt.Errorf("drain %s %d: %d bytes left, not a whole number of %d-byte tokens", r.cfg.Source, i, b, size)
 		}
-		total += b / size
 	}
-	return total, nil
+	total = sum()
+	for i, b := range bytes {
+		counted[i] += b / size // now each channel's tokens
+	}
+	return total, counted, nil
+}
+
+// writerResults are each writer's part of a run with several readers or
+// writers: what it sent, what the readers received from its pipes (the
+// credits they owed it) and what was drained from them, and whether that
+// adds up.
+func (r *run) writerResults(rds []*reader, wreps []writerReport, perPipe []uint64) []WriterResult {
+	cfg := &r.cfg
+	ws := make([]WriterResult, len(wreps))
+	for w, rep := range wreps {
+		ws[w] = WriterResult{Index: w, Pipes: cfg.writerPipes(w), InFlight: cfg.writerInFlight(w), WriterCounts: rep.WriterCounts, Usage: rep.Thread}
+		if w < len(r.res.Setup.WriterTIDs) {
+			ws[w].TID = r.res.Setup.WriterTIDs[w]
+		}
+	}
+	for _, rd := range rds {
+		if rd.received == nil { // one writer: every token is its
+			ws[0].Received += rd.ctr.snapshot().Tokens
+			continue
+		}
+		for w, n := range rd.received {
+			ws[w].Received += n
+		}
+	}
+	for i, n := range perPipe {
+		ws[cfg.writerOf(i)].Drained += n
+	}
+	for w := range ws {
+		x := &ws[w]
+		x.Lost = int64(x.Sent) - int64(x.Received) - int64(x.Drained)
+	}
+	return ws
 }

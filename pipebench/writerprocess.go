@@ -69,7 +69,7 @@ func writerProcessMain(ctl int) (err error) {
 	w := tokens.Writer{WFDs: make([]int32, s.Pipes), Route: tokens.NewRouter(s.Route, s.Seed, s.Pipes), InFlight: s.InFlight,
 		Credits: -1, Alone: true, Format: cfg.format()}
 	if s.CPU >= 0 {
-		if err := osthread.Pin(s.CPU); err != nil {
+		if _, err := osthread.Pin(s.CPU); err != nil { // the process ends with its writer
 			return fmt.Errorf("writer process: %w", err)
 		}
 	}

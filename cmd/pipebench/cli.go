@@ -41,6 +41,10 @@ type runFlags struct {
 	churn           int
 	delay           time.Duration
 	cpus            []int
+	cpuSpread       bool
+	readers         int
+	writers         int
+	maxEvents       int
 }
 
 // register adds the run flags to fs, except those named in skip: a
@@ -75,7 +79,11 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 	fs.Var(choiceFlag{&rf.source, func(s string) error { _, err := pipebench.ParseSource(s); return err }}, "fd", "event source: pipe, unix (socketpair), tcp (loopback) or eventfd")
 	fs.Var(intFlag{&rf.churn, 0, maxPipes, "descriptors"}, "churn", "remove and re-add this many descriptors after every readiness call that returned events")
 	fs.Var(durationFlag{&rf.delay, time.Microsecond, "no delay", time.Second}, "delay", "sleep this long before every readiness call (batching by delay)")
-	fs.Var(cpuList(&rf.cpus), "cpu", "pin the reader and writer: 0 puts both on CPU 0, 0,1 separates them")
+	fs.Var(cpuFlag{cpuList(&rf.cpus), &rf.cpuSpread}, "cpu", "pin the measured threads: 0 puts all on CPU 0; a list names one CPU per thread, readers then writers (0,1: reader, writer); spread: round-robin over the allowed CPUs")
+	rf.readers, rf.writers = 1, 1
+	fs.Var(intFlag{&rf.readers, 1, pipebench.MaxThreads, "reader threads"}, "readers", "reader threads, each with its own backend instance over its own share of the pipes (needs -writer thread)")
+	fs.Var(intFlag{&rf.writers, 1, pipebench.MaxThreads, "writer threads"}, "writers", "writer threads, each owning every -writers-th pipe and its own share of -l (needs -writer thread)")
+	fs.Var(intFlag{&rf.maxEvents, 1, maxPipes, "ready descriptors"}, "maxevents", "the most ready descriptors one readiness call may return (default: every pipe of the reader)")
 }
 
 func checkBackend(s string) error {
@@ -89,7 +97,8 @@ func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
 	c := pipebench.Config{
 		Pipes: rf.pipes, InFlight: rf.inFlight, Seed: rf.seed,
 		Duration: rf.duration, Interval: rf.interval, Latency: rf.latency,
-		Churn: rf.churn, Delay: rf.delay, CPUs: rf.cpus,
+		Churn: rf.churn, Delay: rf.delay, CPUs: rf.cpus, Spread: rf.cpuSpread,
+		Readers: rf.readers, Writers: rf.writers, MaxEvents: rf.maxEvents,
 	}
 	c.Source, _ = pipebench.ParseSource(rf.source)
 	c.Writer, _ = pipebench.ParseWriterMode(rf.writer)

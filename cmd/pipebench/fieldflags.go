@@ -17,7 +17,8 @@ var (
 	runFlagNames = flagNames{
 		"Pipes": "-n", "InFlight": "-l", "Backend": "-b", "Writer": "-writer", "Route": "-route",
 		"Seed": "-seed", "Duration": "-d", "Interval": "-i", "Latency": "-latency", "Source": "-fd",
-		"Churn": "-churn", "Delay": "-delay", "CPUs": "-cpu",
+		"Churn": "-churn", "Delay": "-delay", "CPUs": "-cpu", "Spread": "-cpu",
+		"Readers": "-readers", "Writers": "-writers", "MaxEvents": "-maxevents",
 	}
 	herdFlagNames = flagNames{
 		"Waiters": "-waiters", "Pipes": "-n", "InFlight": "-l", "Mode": "-mode", "Exclusive": "-exclusive",

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pipebench/pipebench/pipebench"
 )
 
 // intFlag is an integer flag with an allowed range, so that a bad value is
@@ -179,16 +181,40 @@ func intItem(lo, hi int, what string) func(string) (int, error) {
 	}
 }
 
-// cpuList is -cpu: one CPU (reader and writer together) or two (reader,
-// writer); 0,0 names CPU 0 for both, as 0 does.
+// cpuList is -cpu's list: one CPU (every measured thread on it) or one per
+// thread, readers then writers (0,1: reader, writer); 0,0 names CPU 0 for
+// both, as 0 does. How many a run wants is the run's to check.
 func cpuList(v *[]int) listFlag[int] {
-	return listFlag[int]{v: v, max: 2, repeats: true,
-		tooMany: "want one CPU (reader and writer together) or two (reader,writer), such as 0 or 0,1",
+	return listFlag[int]{v: v, max: pipebench.MaxThreads * 2, repeats: true,
+		tooMany: fmt.Sprintf("want at most %d CPUs, one per measured thread", pipebench.MaxThreads*2),
 		parse: func(s string) (int, error) {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 0 {
-				return 0, fmt.Errorf("want CPU numbers such as 0 or 0,1")
+				return 0, fmt.Errorf("want CPU numbers such as 0 or 0,1, or spread")
 			}
 			return n, nil
 		}}
+}
+
+// cpuFlag is -cpu: a cpuList, or spread (round-robin over the CPUs this
+// process may use).
+type cpuFlag struct {
+	list   listFlag[int]
+	spread *bool
+}
+
+func (f cpuFlag) String() string {
+	if f.spread != nil && *f.spread {
+		return "spread"
+	}
+	return f.list.String()
+}
+
+func (f cpuFlag) Set(s string) error {
+	*f.spread = s == "spread"
+	if *f.spread {
+		*f.list.v = nil
+		return nil
+	}
+	return f.list.Set(s)
 }

@@ -21,6 +21,14 @@ func TestListFlags(t *testing.T) {
 	if err := cpuList(&cpus).Set("0,0"); err != nil || !slices.Equal(cpus, []int{0, 0}) {
 		t.Errorf("-cpu 0,0: %v %v, want [0 0]", cpus, err)
 	}
+	var spread bool
+	cpu := cpuFlag{cpuList(&cpus), &spread}
+	if err := cpu.Set("spread"); err != nil || !spread || cpus != nil || cpu.String() != "spread" {
+		t.Errorf("-cpu spread: spread %v, list %v, %v", spread, cpus, err)
+	}
+	if err := cpu.Set("1,0,1,0"); err != nil || spread || !slices.Equal(cpus, []int{1, 0, 1, 0}) {
+		t.Errorf("-cpu 1,0,1,0: spread %v, list %v, %v", spread, cpus, err)
+	}
 	var ds []time.Duration
 	durations := listFlag[time.Duration]{v: &ds, parse: timeoutItem}
 	if err := durations.Set("50us, 1ms"); err != nil || !slices.Equal(ds, []time.Duration{50 * time.Microsecond, time.Millisecond}) {
@@ -36,7 +44,7 @@ func TestListFlags(t *testing.T) {
 		{"-timeouts 1ms,1ms", func() error { return durations.Set("1ms,1ms") }, "1ms is listed twice"},
 		{"-mechanisms ppoll,ppoll", func() error { return mechanisms.Set("ppoll,ppoll") }, "ppoll is listed twice"},
 		{"-timeouts 1ms,", func() error { return durations.Set("1ms,") }, "empty item: want a comma-separated list with no empty item"},
-		{"-cpu 0,1,0", func() error { return cpuList(&cpus).Set("0,1,0") }, "want one CPU (reader and writer together) or two (reader,writer), such as 0 or 0,1"},
+		{"-cpu 0,spread", func() error { return cpuList(&cpus).Set("0,spread") }, "want CPU numbers such as 0 or 0,1, or spread"},
 	} {
 		if err := c.set(); err == nil || err.Error() != c.want {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)

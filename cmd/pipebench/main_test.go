@@ -91,6 +91,19 @@ func TestBadInput(t *testing.T) {
 		{"cpu-three", "-cpu 0,1,0"},
 		{"cpu-not-allowed", "-cpu 999"},
 		{"eventfd-latency", "-fd eventfd -latency"},
+		{"readers-zero", "-readers 0"},
+		{"readers-too-many", "-readers 2000"},
+		{"readers-self", "-readers 2 -writer self"},
+		{"readers-more-than-pipes", "-n 3 -readers 4"},
+		{"readers-bypass", "-f -readers 2"},
+		{"writers-zero", "-writers 0"},
+		{"writers-process", "-writers 2 -writer process"},
+		{"writers-more-than-tokens", "-writers 4 -l 3"},
+		{"maxevents-zero", "-maxevents 0"},
+		{"maxevents-bypass", "-f -maxevents 1"},
+		{"cpu-list-length", "-readers 2 -writers 2 -l 4 -cpu 0,1,0"},
+		{"cpu-spread-gonet", "-b gonet -cpu spread"},
+		{"cpu-list-not-allowed", "-readers 2 -cpu 0,998,999"},
 		{"count-zero", "-count 0"},
 		{"count-until-interrupted", "-count 2 -d 0"},
 		{"herd-waiters-zero", "herd -waiters 0"},
@@ -117,7 +130,7 @@ func TestBadInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			stderr := badInput(t, c.args, "pipebench: ")
 			got := []byte("$ pipebench " + c.args + "\n" + stderr)
-			if strings.HasPrefix(c.name, "limit-") || c.name == "cpu-not-allowed" {
+			if strings.HasPrefix(c.name, "limit-") || c.name == "cpu-not-allowed" || c.name == "cpu-list-not-allowed" {
 				// The counts depend on the descriptors this process inherited.
 				got = shape(got)
 			}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/sweep"
+	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats/report"
 	"github.com/pipebench/pipebench/stats/report/plot"
@@ -51,6 +52,9 @@ var runPoint = pipebench.Run
 type sweepFlags struct {
 	backends          []string
 	pipes, inFlight   []int
+	writers, readers  []int
+	pipesPer          string
+	unit              string
 	format, plot, ref string
 	ratios            string
 }
@@ -60,6 +64,22 @@ func (sf *sweepFlags) register(fs *flag.FlagSet) {
 		"b", "backends, comma-separated: "+backendNames())
 	fs.Var(newListFlag(&sf.pipes, sweepPipes, listFlag[int]{parse: intItem(1, maxPipes, "pipes")}), "n", "pipes, comma-separated")
 	fs.Var(newListFlag(&sf.inFlight, sweepInFlight, listFlag[int]{parse: intItem(0, pipebench.MaxInFlight, "tokens")}), "l", "tokens in flight, comma-separated (0 = unbounded writer)")
+	fs.Var(newListFlag(&sf.writers, "1", listFlag[int]{parse: intItem(1, pipebench.MaxThreads, "writer threads")}), "writers", "writer threads, comma-separated: a column of the table when several (stress-epoll's producers)")
+	fs.Var(newListFlag(&sf.readers, "1", listFlag[int]{parse: intItem(1, pipebench.MaxThreads, "reader threads")}), "readers", "reader threads, comma-separated: a column of the table when several (perf bench epoll wait's -t)")
+	sf.pipesPer = "all"
+	fs.Var(choiceFlag{&sf.pipesPer, func(s string) error {
+		if s != "all" && s != "writer" && s != "reader" {
+			return fmt.Errorf("want all (-n is the pipes of a point), writer (-n per writer) or reader (-n per reader)")
+		}
+		return nil
+	}}, "pipes-per", "what -n counts: all (a point's pipes), writer (per writer: stress-epoll's -n 1, one eventfd per producer) or reader (per reader: perf bench's -f 64)")
+	sf.unit = "sec"
+	fs.Var(choiceFlag{&sf.unit, func(s string) error {
+		if s != "sec" && s != "ms" {
+			return fmt.Errorf("want sec (evts/sec) or ms (evts/ms, stress-epoll's unit)")
+		}
+		return nil
+	}}, "unit", "the table's unit: sec (evts/sec) or ms (evts/ms)")
 	formatFlag(fs, &sf.format)
 	fs.StringVar(&sf.plot, "plot", "", "draw evts/sec against pipes (log-log) to this .svg or .png file")
 	fs.StringVar(&sf.ref, "ref", "", "reference table (CSV, see testdata/README.md) drawn on the plot; every curve is then divided by its first point")
@@ -71,7 +91,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	var sf sweepFlags
 	sf.register(fs)
 	var rf runFlags
-	rf.register(fs, "b", "n", "l", "f")
+	rf.register(fs, "b", "n", "l", "f", "writers", "readers")
 	rf.duration, rf.interval, rf.writer = sweepDuration, sweepInterval, sweepWriter
 	fs.Lookup("d").DefValue, fs.Lookup("i").DefValue, fs.Lookup("writer").DefValue = sweepDuration.String(), sweepInterval.String(), sweepWriter
 	if code := parseSub(fs, args, sweepHelp, stdout, stderr); code >= 0 {
@@ -90,7 +110,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	report.WriteSweepCounts(stderr, res)
 
 	code := exitOK
-	if err := report.WriteDoc(stdout, sf.format, report.NewSweepDoc(res, p.ratios)); err != nil {
+	if err := report.WriteDoc(stdout, sf.format, report.NewSweepDoc(res, p.ratios, sf.unit == "ms", envinfo.Read().Kernel)); err != nil {
 		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", err)
 		code = exitFailed
 	}
@@ -145,11 +165,21 @@ func (sf *sweepFlags) plan(fs *flag.FlagSet, rf *runFlags) (*sweepPlan, error) {
 		return nil, fmt.Errorf("-plot: %w", err)
 	}
 	p.cleanup = cleanup
-	p.grid = sweep.Grid{Backends: sf.backends, Pipes: sf.pipes, InFlight: sf.inFlight}
 	set := map[string]bool{"b": true}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	p.grid = sweep.Grid{Backends: sf.backends, Pipes: sf.pipes, InFlight: sf.inFlight}
+	if sf.pipesPer != "all" {
+		p.grid.PipesPer = sf.pipesPer
+	}
+	if set["writers"] {
+		p.grid.Writers = sf.writers
+	}
+	if set["readers"] {
+		p.grid.Readers = sf.readers
+	}
 	for _, k := range p.grid.Keys() {
 		rf.backend, rf.pipes, rf.inFlight = k.Backend, k.Pipes, k.InFlight
+		rf.writers, rf.readers = max(k.Writers, 1), max(k.Readers, 1)
 		cfg, err := rf.config(set)
 		if err != nil {
 			cleanup()

@@ -37,6 +37,11 @@ func TestSweepBadInput(t *testing.T) {
 		{"sweep-ratio-unknown", "sweep -ratios epoll/kqueue"},
 		{"sweep-bypass-flag", "sweep -f"},
 		{"sweep-stray-argument", "sweep -n 10 extra"},
+		{"sweep-writers-zero", "sweep -writers 0,2"},
+		{"sweep-readers-too-many", "sweep -readers 1,2000"},
+		{"sweep-writers-self", "sweep -writers 1,2"},
+		{"sweep-unit-unknown", "sweep -unit us"},
+		{"sweep-pipes-per-unknown", "sweep -pipes-per process"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -232,5 +237,30 @@ func TestSweepInterrupt(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "sweep: interrupted after 1 of 2 points") {
 		t.Errorf("stderr:\n%s", errb.String())
+	}
+}
+
+// TestSweepWriters: a sweep over writers, each with its own eventfd
+// (stress-epoll's table), runs a point per writer count, and its table has
+// a writers column, a row per count, in events per millisecond, with the
+// kernel in the header.
+func TestSweepWriters(t *testing.T) {
+	code, stdout, stderr := invoke(t, "sweep", "-b", "epoll", "-fd", "eventfd", "-n", "1", "-pipes-per", "writer", "-writers", "1,2,3",
+		"-l", "0", "-writer", "thread", "-unit", "ms", "-d", "200ms", "-i", "100ms")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if !strings.HasPrefix(lines[0], "median evts/ms,") || !strings.Contains(lines[0], ", Linux ") {
+		t.Errorf("header %q: want events per ms and the kernel", lines[0])
+	}
+	if f := strings.Fields(lines[1]); strings.Join(f, " ") != "pipes writers epoll" {
+		t.Errorf("columns %q, want pipes writers epoll", lines[1])
+	}
+	for i, want := range []string{"1 1", "2 2", "3 3"} {
+		f := strings.Fields(lines[2+i])
+		if len(f) != 3 || f[0]+" "+f[1] != want {
+			t.Errorf("row %d %q: want pipes and writers %s and a figure", i, lines[2+i], want)
+		}
 	}
 }

@@ -1,5 +1,6 @@
 // Package sweep runs pipebench over a grid of settings (backends x pipes x
-// tokens in flight), one fresh run per point, and turns the runs into data:
+// tokens in flight, and writers and readers when asked), one fresh run per
+// point, and turns the runs into data:
 // points with their median evts/sec, the runs that could not happen and why,
 // and progress events as the points run. stats/report lays the points out
 // as a table (rows = pipes, columns = backends, ratio columns such as

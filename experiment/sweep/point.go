@@ -8,39 +8,79 @@ import (
 	"github.com/pipebench/pipebench/stats/summary"
 )
 
-// Key names one point of a sweep.
+// Key names one point of a sweep. Writers and Readers are 0 when the
+// sweep does not cross them (every point then runs with the same).
 type Key struct {
 	Backend  string `json:"backend"`
 	Pipes    int    `json:"pipes"`
 	InFlight int    `json:"in_flight"`
+	Writers  int    `json:"writers,omitempty"`
+	Readers  int    `json:"readers,omitempty"`
 }
 
 func (k Key) String() string {
-	return fmt.Sprintf("%s at %d pipes, -l %d", k.Backend, k.Pipes, k.InFlight)
+	s := fmt.Sprintf("%s at %d pipes, -l %d", k.Backend, k.Pipes, k.InFlight)
+	if k.Writers > 0 {
+		s += fmt.Sprintf(", -writers %d", k.Writers)
+	}
+	if k.Readers > 0 {
+		s += fmt.Sprintf(", -readers %d", k.Readers)
+	}
+	return s
 }
 
 // Grid is the lists a sweep crosses. Its points run row by row: pipes in
-// ascending order, then tokens in flight, then backends in the order given,
-// so that a sweep cut short leaves whole rows behind.
+// ascending order, then tokens in flight, then writers, then readers, then
+// backends in the order given, so that a sweep cut short leaves whole rows
+// behind. Writers and Readers are empty when the sweep does not cross
+// them. PipesPer makes Pipes count pipes per thread: "writer", a point
+// with W writers has Pipes x W pipes (stress-epoll's one eventfd per
+// producer is Pipes 1); "reader", a point with R readers has Pipes x R
+// (perf bench epoll wait's -f 64 per thread is Pipes 64); "" (all), Pipes
+// is every point's number of pipes.
 type Grid struct {
 	Backends []string `json:"backends"`
 	Pipes    []int    `json:"pipes"`
 	InFlight []int    `json:"in_flight"`
+	Writers  []int    `json:"writers,omitempty"`
+	Readers  []int    `json:"readers,omitempty"`
+	PipesPer string   `json:"pipes_per,omitempty"`
 }
 
-// Keys lists every point of the grid in the order it runs. Pipes and tokens
-// in flight are taken in ascending order whatever order they were given in.
+// Keys lists every point of the grid in the order it runs. Pipes, tokens
+// in flight, writers and readers are taken in ascending order whatever
+// order they were given in.
 func (g Grid) Keys() []Key {
 	pipes, inflight := sorted(g.Pipes), sorted(g.InFlight)
-	keys := make([]Key, 0, len(g.Backends)*len(pipes)*len(inflight))
+	writers, readers := orZero(sorted(g.Writers)), orZero(sorted(g.Readers))
+	keys := make([]Key, 0, len(g.Backends)*len(pipes)*len(inflight)*len(writers)*len(readers))
 	for _, n := range pipes {
 		for _, l := range inflight {
-			for _, b := range g.Backends {
-				keys = append(keys, Key{Backend: b, Pipes: n, InFlight: l})
+			for _, w := range writers {
+				for _, r := range readers {
+					for _, b := range g.Backends {
+						k := Key{Backend: b, Pipes: n, InFlight: l, Writers: w, Readers: r}
+						switch g.PipesPer {
+						case "writer":
+							k.Pipes = n * max(w, 1)
+						case "reader":
+							k.Pipes = n * max(r, 1)
+						}
+						keys = append(keys, k)
+					}
+				}
 			}
 		}
 	}
 	return keys
+}
+
+// orZero is xs, or one 0 (not crossed) when xs is empty.
+func orZero(xs []int) []int {
+	if len(xs) == 0 {
+		return []int{0}
+	}
+	return xs
 }
 
 func sorted(xs []int) []int {

@@ -13,14 +13,40 @@ import (
 func TestGridKeys(t *testing.T) {
 	g := Grid{Backends: []string{"poll", "epoll"}, Pipes: []int{100, 10}, InFlight: []int{4, 1}}
 	want := []Key{
-		{"poll", 10, 1}, {"epoll", 10, 1}, {"poll", 10, 4}, {"epoll", 10, 4},
-		{"poll", 100, 1}, {"epoll", 100, 1}, {"poll", 100, 4}, {"epoll", 100, 4},
+		{"poll", 10, 1, 0, 0}, {"epoll", 10, 1, 0, 0}, {"poll", 10, 4, 0, 0}, {"epoll", 10, 4, 0, 0},
+		{"poll", 100, 1, 0, 0}, {"epoll", 100, 1, 0, 0}, {"poll", 100, 4, 0, 0}, {"epoll", 100, 4, 0, 0},
 	}
 	if got := g.Keys(); !reflect.DeepEqual(got, want) {
 		t.Errorf("keys\n got %v\nwant %v", got, want)
 	}
 	if g.Pipes[0] != 100 {
 		t.Errorf("Keys sorted the caller's list in place: %v", g.Pipes)
+	}
+}
+
+// TestGridKeysThreads: writers, then readers, run inside pipes and tokens
+// in flight, and PipesPer writer gives each writer its -n pipes
+// (stress-epoll's rows).
+func TestGridKeysThreads(t *testing.T) {
+	g := Grid{Backends: []string{"epoll"}, Pipes: []int{1}, InFlight: []int{0}, Writers: []int{4, 2}, Readers: []int{1, 2}, PipesPer: "writer"}
+	want := []Key{
+		{"epoll", 2, 0, 2, 1}, {"epoll", 2, 0, 2, 2}, {"epoll", 4, 0, 4, 1}, {"epoll", 4, 0, 4, 2},
+	}
+	if got := g.Keys(); !reflect.DeepEqual(got, want) {
+		t.Errorf("keys\n got %v\nwant %v", got, want)
+	}
+	if s := want[1].String(); s != "epoll at 2 pipes, -l 0, -writers 2, -readers 2" {
+		t.Errorf("key reads %q", s)
+	}
+}
+
+// TestGridKeysPerReader: PipesPer reader gives each reader its -n pipes
+// (perf bench epoll wait's -f per thread).
+func TestGridKeysPerReader(t *testing.T) {
+	g := Grid{Backends: []string{"epoll"}, Pipes: []int{64}, InFlight: []int{0}, Readers: []int{2, 1}, PipesPer: "reader"}
+	want := []Key{{"epoll", 64, 0, 0, 1}, {"epoll", 128, 0, 0, 2}}
+	if got := g.Keys(); !reflect.DeepEqual(got, want) {
+		t.Errorf("keys\n got %v\nwant %v", got, want)
 	}
 }
 
@@ -74,7 +100,7 @@ func TestRunOutcomes(t *testing.T) {
 				return fakeResult(pipebench.WriterSelf, 1, 100, 200, 300), nil
 			},
 			wantPoints:  5,
-			wantSkipped: []Key{{"poll", 1000, 1}},
+			wantSkipped: []Key{{Backend: "poll", Pipes: 1000, InFlight: 1}},
 		},
 		{
 			name: "failure ends the sweep",
@@ -85,7 +111,7 @@ func TestRunOutcomes(t *testing.T) {
 				return fakeResult(pipebench.WriterSelf, 1, 100, 200, 300), nil
 			},
 			wantPoints: 2,
-			wantNotRun: []Key{{"epoll", 100, 1}, {"poll", 1000, 1}, {"epoll", 1000, 1}},
+			wantNotRun: []Key{{"epoll", 100, 1, 0, 0}, {"poll", 1000, 1, 0, 0}, {"epoll", 1000, 1, 0, 0}},
 			wantErr:    true,
 		},
 		{
@@ -99,7 +125,7 @@ func TestRunOutcomes(t *testing.T) {
 				return res, nil
 			},
 			wantPoints:  3,
-			wantNotRun:  []Key{{"epoll", 100, 1}, {"poll", 1000, 1}, {"epoll", 1000, 1}},
+			wantNotRun:  []Key{{"epoll", 100, 1, 0, 0}, {"poll", 1000, 1, 0, 0}, {"epoll", 1000, 1, 0, 0}},
 			interrupted: true,
 		},
 	}
@@ -176,7 +202,7 @@ func keysOf(ms []Missing) []Key {
 func TestNewPointMedianAfterWarmup(t *testing.T) {
 	// The warm-up interval (1) is left out: the median of 100, 300, 200, 400
 	// is 250.
-	p := NewPoint(Key{"epoll", 10, 1}, fakeResult(pipebench.WriterThread, 0, 100, 300, 200, 400), 1)
+	p := NewPoint(Key{Backend: "epoll", Pipes: 10, InFlight: 1}, fakeResult(pipebench.WriterThread, 0, 100, 300, 200, 400), 1)
 	if p.EventsPerSec != 250 || p.Intervals != 4 {
 		t.Errorf("median %v over %d intervals, want 250 over 4", p.EventsPerSec, p.Intervals)
 	}

@@ -201,6 +201,12 @@ func (p *Profiler) finishKernel() (*pprof.Profile, error) {
 	} else if s.WriterTID != 0 {
 		roles[s.WriterTID] = pipebench.RoleWriter
 	}
+	for _, tid := range s.ReaderTIDs { // several readers and writers
+		roles[tid] = pipebench.RoleReader
+	}
+	for _, tid := range s.WriterTIDs {
+		roles[tid] = pipebench.RoleWriter
+	}
 	if s.WriterPID != s.PID {
 		procs[s.WriterPID] = "writer"
 	}

@@ -50,9 +50,18 @@ func (b *Bench) Setup(run int, s pipebench.Setup) error {
 	return nil
 }
 
-// Name is the benchmark name of a setup.
+// Name is the benchmark name of a setup; a run with several readers or
+// writers names them too, and a -maxevents its cap, so that benchstat never
+// takes two such runs for one configuration.
 func Name(s pipebench.Setup) string {
-	return fmt.Sprintf("BenchmarkPipes/backend=%s/pipes=%d/inflight=%d/writer=%s", s.Backend, s.Pipes, s.InFlight, s.Writer)
+	name := fmt.Sprintf("BenchmarkPipes/backend=%s/pipes=%d/inflight=%d/writer=%s", s.Backend, s.Pipes, s.InFlight, s.Writer)
+	if s.Readers > 1 || s.Writers > 1 {
+		name += fmt.Sprintf("/readers=%d/writers=%d", s.Readers, s.Writers)
+	}
+	if s.MaxEvents > 0 {
+		name += fmt.Sprintf("/maxevents=%d", s.MaxEvents)
+	}
+	return name
 }
 
 // Interval writes nothing: a run's line waits for its end.

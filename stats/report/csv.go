@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
@@ -27,6 +28,7 @@ var CSVHeader = []string{
 	"events", "tokens", "calls", "empty_calls", "reads", "writes", "ctl_calls", "spurious", "wait_syscalls",
 	"evts_per_sec", "tokens_per_sec", "samples_per_call",
 	"reader_cpu_ns", "writer_thread_cpu_ns", "rest_cpu_ns", "process_cpu_ns", "writer_process_cpu_ns",
+	"readers", "writers", "reader_events",
 	"kernel", "cpu_model", "cores", "go_version", "gomaxprocs", "clock_source", "mitigations",
 }
 
@@ -76,6 +78,7 @@ func (c *CSV) Interval(run int, iv pipebench.Interval) error {
 		f(iv.EventsPerSec), f(iv.TokensPerSec), spc,
 	}
 	row = append(row, c.cpu(iv.CPU)...)
+	row = append(row, strconv.Itoa(max(c.setup.Readers, 1)), strconv.Itoa(max(c.setup.Writers, 1)), readerEvents(iv.Readers))
 	c.w.Write(append(row, c.env...))
 	return c.flush()
 }
@@ -99,3 +102,14 @@ func (c *CSV) cpu(t pipebench.CPUTimes) []string {
 
 func (c *CSV) RunDone(*summary.Run) error { return nil }
 func (c *CSV) Finish(*Document) error     { return c.flush() }
+
+// readerEvents is the reader_events cell: each reader's events in the
+// interval, space-separated, when there are several readers or writers;
+// empty otherwise.
+func readerEvents(ev []uint64) string {
+	each := make([]string, len(ev))
+	for i, e := range ev {
+		each[i] = strconv.FormatUint(e, 10)
+	}
+	return strings.Join(each, " ")
+}

@@ -177,7 +177,7 @@ func (d *HerdDoc) WriteText(w io.Writer) error {
 	if len(d.Settings) > 0 {
 		lent = d.Settings[0].Setup.GOMAXPROCS - d.Environment.GOMAXPROCS
 	}
-	p("machine        %s", MachineLine(d.Environment, lent))
+	p("machine        %s", MachineLine(d.Environment, lent, ""))
 	return nil
 }
 

@@ -325,3 +325,49 @@ func TestRingRunsInvariants(t *testing.T) {
 		})
 	}
 }
+
+// TestRealRunThreadsInvariants: a real run with several readers and
+// writers holds every invariant, the per-thread ones included, in every
+// format; and the checker notices per-thread counts that do not add up.
+func TestRealRunThreadsInvariants(t *testing.T) {
+	cfg := pipebench.Config{
+		Pipes: 12, InFlight: 6, Backend: &epoll.LevelFactory, Writer: pipebench.WriterThread, Seed: 5,
+		Readers: 2, Writers: 3, Source: pipebench.SourceEventfd,
+		Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
+	}
+	res, err := pipebench.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reporttest.Check(res, summary.Summarize(res, 1), 1); err != nil {
+		t.Error(err)
+	}
+	d := &report.Document{Tool: "pipebench", Config: report.NewConfig(&cfg, 1, 1)}
+	d.AddRun(res, nil)
+	checkFormats(t, d)
+	if name := report.Name(res.Setup); !strings.HasSuffix(name, "/readers=2/writers=3") {
+		t.Errorf("bench name %s: want the readers and writers in it, so that benchstat keeps the configurations apart", name)
+	}
+	for _, tc := range []struct {
+		name  string
+		spoil func(*pipebench.Result)
+		want  string
+	}{
+		{"a writer's token moved to another", func(r *pipebench.Result) { r.Writers[1].Received++; r.Writers[2].Received-- }, "writer 1: sent"},
+		{"a reader's event in an interval", func(r *pipebench.Result) { r.Intervals[0].Readers[0]++ }, "interval 1: 2 readers' events add up to"},
+		{"a reader's totals", func(r *pipebench.Result) { r.Readers[1].Totals.Reads++ }, "readers' counts add up to"},
+		{"a writer's sent", func(r *pipebench.Result) { r.Writers[0].Sent++; r.Writers[0].Received++ }, "writers' tokens sent added up"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := pipebench.Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.spoil(res)
+			err = reporttest.Check(res, summary.Summarize(res, 1), 1)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Check: %v\nwant an error containing %q", err, tc.want)
+			}
+		})
+	}
+}

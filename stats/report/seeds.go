@@ -62,7 +62,7 @@ func (d *SeedsDoc) WriteText(w io.Writer) error {
 		p("failed: %s", f)
 	}
 	p("verdicts: a ratio differs from 1 when it is more than %.0f%% away (pipebench's rule; the seeds state none)", 100*seeds.Margin)
-	p("machine        %s", MachineLine(d.Environment, 0))
+	p("machine        %s", MachineLine(d.Environment, 0, ""))
 	return nil
 }
 

@@ -18,13 +18,25 @@ type SweepDoc struct {
 	Ratios []string       `json:"ratio_columns"`
 	Table  []sweepJSONRow `json:"table"`
 
+	// Kernel is the kernel the sweep ran on, in the table's header: the
+	// locks that several readers and writers contend on changed between
+	// versions (ep_poll_callback's, 2019 and 2025).
+	Kernel string `json:"kernel,omitempty"`
+	// TableUnit is "evts/ms" when the table's cells are events per
+	// millisecond (-unit ms); empty for evts/sec.
+	TableUnit string `json:"table_unit,omitempty"`
+
 	ratios []Ratio
 	events SweepTable
 }
 
-// NewSweepDoc lays r out with the given ratio columns.
-func NewSweepDoc(r *sweep.Result, ratios []Ratio) *SweepDoc {
-	d := &SweepDoc{Result: r, ratios: ratios, events: SweepEventsTable(r, ratios)}
+// NewSweepDoc lays r out with the given ratio columns, in events per
+// millisecond when perMs, measured on kernel.
+func NewSweepDoc(r *sweep.Result, ratios []Ratio, perMs bool, kernel string) *SweepDoc {
+	d := &SweepDoc{Result: r, Kernel: kernel, ratios: ratios, events: SweepEventsTable(r, ratios, perMs)}
+	if perMs {
+		d.TableUnit = "evts/ms"
+	}
 	for _, ra := range ratios {
 		d.Ratios = append(d.Ratios, ra.String())
 	}
@@ -38,7 +50,11 @@ func NewSweepDoc(r *sweep.Result, ratios []Ratio) *SweepDoc {
 func (d *SweepDoc) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
 	r, t := d.Result, d.events
-	ew.printf("%s, %d warm-up interval(s) left out %s\n", t.What, r.Settings.Warmup, settingsNote(r))
+	on := ""
+	if d.Kernel != "" {
+		on = ", Linux " + d.Kernel
+	}
+	ew.printf("%s, %d warm-up interval(s) left out %s%s\n", t.What, r.Settings.Warmup, settingsNote(r), on)
 	writeGrid(ew, t)
 	if noisy(t) {
 		ew.printf("* noisy: the run's evts/sec varied more than 5%% between intervals\n")
@@ -96,6 +112,12 @@ func writeGrid(ew *errWriter, t SweepTable) {
 	if t.ByInFlight {
 		header = append(header, "l")
 	}
+	if t.ByWriters {
+		header = append(header, "writers")
+	}
+	if t.ByReaders {
+		header = append(header, "readers")
+	}
 	header = append(header, t.Backends...)
 	for _, ra := range t.Ratios {
 		header = append(header, ra.String())
@@ -105,6 +127,12 @@ func writeGrid(ew *errWriter, t SweepTable) {
 		line := []string{strconv.Itoa(row.Pipes)}
 		if t.ByInFlight {
 			line = append(line, strconv.Itoa(row.InFlight))
+		}
+		if t.ByWriters {
+			line = append(line, strconv.Itoa(row.Writers))
+		}
+		if t.ByReaders {
+			line = append(line, strconv.Itoa(row.Readers))
 		}
 		for _, c := range row.Cells {
 			line = append(line, cellText(c, t.What))
@@ -140,7 +168,7 @@ func cellText(c SweepCell, what string) string {
 		return "-"
 	}
 	s := strconv.FormatFloat(c.Value, 'f', 0, 64)
-	if what != "median evts/sec" {
+	if what != "median evts/sec" && what != "median evts/ms" {
 		s = strconv.FormatFloat(c.Value, 'g', 4, 64)
 	}
 	if c.Noisy {
@@ -164,8 +192,12 @@ func ratioText(rv RatioValue) string {
 // sweepJSONRow is one table row keyed by column name, so that a missing
 // cell is simply absent.
 type sweepJSONRow struct {
-	Pipes        int                `json:"pipes"`
-	InFlight     int                `json:"in_flight"`
+	Pipes    int `json:"pipes"`
+	InFlight int `json:"in_flight"`
+	Writers  int `json:"writers,omitempty"`
+	Readers  int `json:"readers,omitempty"`
+	// EventsPerSec is in events per millisecond with -unit ms: the
+	// document's table_unit says which.
 	EventsPerSec map[string]float64 `json:"evts_per_sec"`
 	Skipped      []string           `json:"skipped,omitempty"`
 	Ratios       map[string]float64 `json:"ratios,omitempty"`
@@ -175,7 +207,7 @@ type sweepJSONRow struct {
 func sweepJSONRows(t SweepTable) []sweepJSONRow {
 	rows := make([]sweepJSONRow, 0, len(t.Rows))
 	for _, row := range t.Rows {
-		jr := sweepJSONRow{Pipes: row.Pipes, InFlight: row.InFlight, EventsPerSec: map[string]float64{}}
+		jr := sweepJSONRow{Pipes: row.Pipes, InFlight: row.InFlight, Writers: row.Writers, Readers: row.Readers, EventsPerSec: map[string]float64{}}
 		for i, c := range row.Cells {
 			switch c.State {
 			case CellMeasured:
@@ -202,16 +234,31 @@ func sweepJSONRows(t SweepTable) []sweepJSONRow {
 func (d *SweepDoc) WriteCSV(w io.Writer) error {
 	t := d.events
 	cw := csv.NewWriter(w)
-	header := append([]string{"pipes", "in_flight"}, t.Backends...)
+	header := []string{"pipes", "in_flight"}
+	if t.ByWriters {
+		header = append(header, "writers")
+	}
+	if t.ByReaders {
+		header = append(header, "readers")
+	}
+	header = append(header, t.Backends...)
 	for _, ra := range d.ratios {
 		header = append(header, ra.String())
 	}
 	cw.Write(header)
 	for _, row := range t.Rows {
 		rec := []string{strconv.Itoa(row.Pipes), strconv.Itoa(row.InFlight)}
+		if t.ByWriters {
+			rec = append(rec, strconv.Itoa(row.Writers))
+		}
+		if t.ByReaders {
+			rec = append(rec, strconv.Itoa(row.Readers))
+		}
 		for _, c := range row.Cells {
 			v := ""
-			if c.State == CellMeasured {
+			if c.State == CellMeasured && t.PerMs {
+				v = strconv.FormatFloat(c.Value, 'g', 6, 64)
+			} else if c.State == CellMeasured {
 				v = strconv.FormatFloat(c.Value, 'f', 0, 64)
 			}
 			rec = append(rec, v)

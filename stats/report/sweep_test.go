@@ -35,7 +35,7 @@ func handMade() *sweep.Result {
 
 func TestEventsTable(t *testing.T) {
 	r := handMade()
-	tb := SweepEventsTable(r, DefaultRatios(r.Grid.Backends))
+	tb := SweepEventsTable(r, DefaultRatios(r.Grid.Backends), false)
 	if got := pipesOf(tb); !reflect.DeepEqual(got, []int{10, 1000, 20000}) {
 		t.Fatalf("rows %v: want 10, 1000, 20000 (the row never reached is left out)", got)
 	}
@@ -77,7 +77,7 @@ func TestEventsTableByInFlight(t *testing.T) {
 			{Key: sweep.Key{Backend: "epoll", Pipes: 10, InFlight: 10}, EventsPerSec: 7},
 		},
 	}
-	tb := SweepEventsTable(r, nil)
+	tb := SweepEventsTable(r, nil, false)
 	if !tb.ByInFlight || len(tb.Rows) != 2 || tb.Rows[1].InFlight != 10 || tb.Rows[1].Cells[0].Value != 7 {
 		t.Errorf("table %+v: want one row per tokens-in-flight value", tb)
 	}
@@ -119,7 +119,7 @@ func TestRatios(t *testing.T) {
 func TestWriteText(t *testing.T) {
 	r := handMade()
 	var b bytes.Buffer
-	if err := NewSweepDoc(r, DefaultRatios(r.Grid.Backends)).WriteText(&b); err != nil {
+	if err := NewSweepDoc(r, DefaultRatios(r.Grid.Backends), false, "").WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := `median evts/sec, 1 warm-up interval(s) left out (-d 3s per point, -i 500ms, writer self, -l 1)
@@ -142,7 +142,7 @@ not run:
 func TestWriteCSV(t *testing.T) {
 	r := handMade()
 	var b bytes.Buffer
-	if err := NewSweepDoc(r, DefaultRatios(r.Grid.Backends)).WriteCSV(&b); err != nil {
+	if err := NewSweepDoc(r, DefaultRatios(r.Grid.Backends), false, "").WriteCSV(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := "pipes,in_flight,poll,select,epoll,epoll/poll,epoll/select\n" +
@@ -157,7 +157,7 @@ func TestWriteCSV(t *testing.T) {
 func TestWriteJSON(t *testing.T) {
 	r := handMade()
 	var b bytes.Buffer
-	if err := WriteDoc(&b, "json", NewSweepDoc(r, DefaultRatios(r.Grid.Backends))); err != nil {
+	if err := WriteDoc(&b, "json", NewSweepDoc(r, DefaultRatios(r.Grid.Backends), false, "")); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -193,7 +193,7 @@ func TestWriteJSON(t *testing.T) {
 }
 
 func TestWriteUnknownFormat(t *testing.T) {
-	err := WriteDoc(&bytes.Buffer{}, "xml", NewSweepDoc(handMade(), nil))
+	err := WriteDoc(&bytes.Buffer{}, "xml", NewSweepDoc(handMade(), nil, false, ""))
 	if err == nil || !strings.Contains(err.Error(), "want text, csv, json") {
 		t.Errorf("error %v", err)
 	}
@@ -208,7 +208,7 @@ func TestWriteTextCosts(t *testing.T) {
 		r.Points[i].CPUPerToken = 1000 * float64(i+1)
 	}
 	var b bytes.Buffer
-	if err := NewSweepDoc(r, nil).WriteText(&b); err != nil {
+	if err := NewSweepDoc(r, nil, false, "").WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := `

@@ -68,10 +68,12 @@ type SweepCell struct {
 	Noisy bool
 }
 
-// SweepRow is one (pipes, tokens in flight) setting.
+// SweepRow is one (pipes, tokens in flight, writers, readers) setting.
 type SweepRow struct {
 	Pipes    int
 	InFlight int
+	Writers  int // 0 when the sweep does not cross writers
+	Readers  int // 0 when the sweep does not cross readers
 	// Cells has one entry per column of the table's Backends.
 	Cells []SweepCell
 	// Ratios has one entry per Ratio of the table; OK is false when either
@@ -94,13 +96,23 @@ type SweepTable struct {
 	Ratios   []Ratio
 	Rows     []SweepRow
 	// ByInFlight is set when the sweep crossed several tokens-in-flight
-	// values, so that rows need that column too.
-	ByInFlight bool
+	// values, so that rows need that column too; ByWriters and ByReaders
+	// likewise for writers and readers.
+	ByInFlight, ByWriters, ByReaders bool
+	// PerMs divides every cell by 1000: events per millisecond, the unit
+	// of stress-epoll's table.
+	PerMs bool
 }
 
 // SweepEventsTable is the sweep's main table: median evts/sec after warm-up,
-// with the given ratio columns.
-func SweepEventsTable(r *sweep.Result, ratios []Ratio) SweepTable {
+// with the given ratio columns; perMs gives events per millisecond
+// instead.
+func SweepEventsTable(r *sweep.Result, ratios []Ratio, perMs bool) SweepTable {
+	if perMs {
+		t := buildSweepTable(r, "median evts/ms", func(p sweep.Point) (float64, bool) { return p.EventsPerSec / 1000, true }, ratios)
+		t.PerMs = true
+		return t
+	}
 	return buildSweepTable(r, "median evts/sec", func(p sweep.Point) (float64, bool) { return p.EventsPerSec, true }, ratios)
 }
 
@@ -147,14 +159,17 @@ func cellAt(cs []SweepCell, i int) SweepCell {
 	return cs[i]
 }
 
-type rowKey struct{ pipes, inflight int }
+type rowKey struct{ pipes, inflight, writers, readers int }
+
+func rowOf(k sweep.Key) rowKey { return rowKey{k.Pipes, k.InFlight, k.Writers, k.Readers} }
 
 func buildSweepTable(r *sweep.Result, what string, value func(sweep.Point) (float64, bool), ratios []Ratio) SweepTable {
-	t := SweepTable{What: what, Backends: r.Grid.Backends, Ratios: ratios, ByInFlight: len(r.Grid.InFlight) > 1}
+	t := SweepTable{What: what, Backends: r.Grid.Backends, Ratios: ratios, ByInFlight: len(r.Grid.InFlight) > 1,
+		ByWriters: len(r.Grid.Writers) > 1, ByReaders: len(r.Grid.Readers) > 1}
 	col := func(b string) int { return slices.Index(t.Backends, b) }
 	cells := map[rowKey][]SweepCell{}
 	at := func(k sweep.Key) *SweepCell {
-		rk := rowKey{k.Pipes, k.InFlight}
+		rk := rowOf(k)
 		if cells[rk] == nil {
 			cells[rk] = make([]SweepCell, len(t.Backends))
 		}
@@ -173,12 +188,12 @@ func buildSweepTable(r *sweep.Result, what string, value func(sweep.Point) (floa
 		*at(s.Key) = SweepCell{State: CellSkipped}
 	}
 	for _, k := range r.Grid.Keys() {
-		rk := rowKey{k.Pipes, k.InFlight}
+		rk := rowOf(k)
 		cs, ok := cells[rk]
-		if !ok || (len(t.Rows) > 0 && t.Rows[len(t.Rows)-1].Pipes == k.Pipes && t.Rows[len(t.Rows)-1].InFlight == k.InFlight) {
+		if last := len(t.Rows) - 1; !ok || (last >= 0 && rowOf(t.Rows[last].key()) == rk) {
 			continue // not reached, or already laid out
 		}
-		row := SweepRow{Pipes: k.Pipes, InFlight: k.InFlight, Cells: cs}
+		row := SweepRow{Pipes: k.Pipes, InFlight: k.InFlight, Writers: k.Writers, Readers: k.Readers, Cells: cs}
 		for _, ra := range ratios {
 			num, den := cellAt(cs, col(ra.Num)), cellAt(cs, col(ra.Den))
 			ok := num.State == CellMeasured && den.State == CellMeasured && den.Value > 0
@@ -191,4 +206,9 @@ func buildSweepTable(r *sweep.Result, what string, value func(sweep.Point) (floa
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// key is the row's setting as a point's key (no backend).
+func (r SweepRow) key() sweep.Key {
+	return sweep.Key{Pipes: r.Pipes, InFlight: r.InFlight, Writers: r.Writers, Readers: r.Readers}
 }

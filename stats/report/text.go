@@ -52,6 +52,12 @@ func channelNoun(s pipebench.Source) string {
 // settings lists the experiment settings of a run, for its summary header.
 func settings(s pipebench.Setup) string {
 	var b strings.Builder
+	if s.Readers > 1 || s.Writers > 1 {
+		fmt.Fprintf(&b, ", %s, %s", summary.Plural(s.Readers, "reader"), summary.Plural(s.Writers, "writer"))
+	}
+	if s.MaxEvents > 0 {
+		fmt.Fprintf(&b, ", maxevents %d", s.MaxEvents)
+	}
 	if s.Churn > 0 {
 		fmt.Fprintf(&b, ", churn %d", s.Churn)
 	}
@@ -63,7 +69,11 @@ func settings(s pipebench.Setup) string {
 		for i, c := range s.CPUs {
 			cpus[i] = strconv.Itoa(c)
 		}
-		fmt.Fprintf(&b, ", cpu %s", strings.Join(cpus, ","))
+		spread := ""
+		if s.Spread {
+			spread = "spread "
+		}
+		fmt.Fprintf(&b, ", cpu %s%s", spread, strings.Join(cpus, ","))
 	}
 	return b.String()
 }
@@ -129,6 +139,14 @@ func (t *Text) RunDone(r *summary.Run) error {
 	} else {
 		t.printf("tokens/sec     n/a")
 	}
+	if rd := s.Readers; rd != nil {
+		each := make([]string, len(rd.EventsPerSec))
+		for k, x := range rd.EventsPerSec {
+			each[k] = wholeRate(x)
+		}
+		t.printf("per reader     evts/sec %s  mean %s  rsd %.1f%%  (+- %.2f%% of the mean)  total %s", strings.Join(each, " "),
+			wholeRate(rd.Mean), 100*rd.RelStdDev, 100*rd.RelStdErr, wholeRate(rd.Total))
+	}
 	if s.Applies {
 		pc := s.PerCall
 		t.printf("samples/call   %s  (%d readiness calls, %d empty)", g6(s.SamplesPerCall), pc.Calls, pc.Empty)
@@ -161,6 +179,9 @@ func (t *Text) RunDone(r *summary.Run) error {
 	} else {
 		t.printf("tokens         sent %d  received %d  drained %d  lost %d", tk.Sent, tk.Received, tk.Drained, tk.Lost)
 	}
+	if len(res.Writers) > 0 {
+		t.printf("per writer     %s", writerTokens(res.Writers))
+	}
 	t.printf("setup          %d pipes in %s", st.Pipes, Nanos(s.SetupMillis*1e6))
 	for _, w := range s.Warnings {
 		t.printf("warning: %s", w)
@@ -176,14 +197,14 @@ func (t *Text) Finish(d *Document) error {
 			t.printf("warning: across runs: %s", w)
 		}
 	}
-	lent := 0
+	lent, pinning := 0, ""
 	for _, r := range d.Runs {
 		if r.Result != nil {
-			lent = r.Setup.LentPs
+			lent, pinning = r.Setup.LentPs, Pinning(r.Setup)
 			break
 		}
 	}
-	t.printf("machine        %s", MachineLine(d.Environment, lent))
+	t.printf("machine        %s", MachineLine(d.Environment, lent, pinning))
 	return t.err
 }
 
@@ -214,11 +235,15 @@ func AcrossLine(d *Document) string {
 
 // MachineLine condenses the environment to one line. lent is how many Ps
 // the run added to GOMAXPROCS while it measured, one per thread that sleeps
-// in raw system calls (internal/osthread), shown as "GOMAXPROCS 2+2".
-func MachineLine(e envinfo.Environment, lent int) string {
+// in raw system calls (internal/osthread), shown as "GOMAXPROCS 2+2";
+// pinning, when not empty, says where those threads ran (Pinning).
+func MachineLine(e envinfo.Environment, lent int, pinning string) string {
 	procs := fmt.Sprintf("GOMAXPROCS %d", e.GOMAXPROCS)
 	if lent > 0 {
 		procs += fmt.Sprintf("+%d lent to the measured threads", lent)
+	}
+	if pinning != "" {
+		procs += ", " + pinning
 	}
 	parts := []string{
 		"Linux " + e.Kernel, e.CPUModel, fmt.Sprintf("%d cores", e.Cores), e.GoVersion,
@@ -226,6 +251,23 @@ func MachineLine(e envinfo.Environment, lent int) string {
 		"clock " + e.ClockSource, "mitigations " + e.MitigationSummary(),
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Pinning says where a run's measured threads ran: "unpinned" (the
+// scheduler placed them), "pinned 0,1" (-cpu, one CPU per thread, readers
+// then writers, or one for all) or "pinned spread 0,1,0,1".
+func Pinning(s pipebench.Setup) string {
+	if len(s.CPUs) == 0 {
+		return "unpinned"
+	}
+	cpus := make([]string, len(s.CPUs))
+	for i, c := range s.CPUs {
+		cpus[i] = strconv.Itoa(c)
+	}
+	if s.Spread {
+		return "pinned spread " + strings.Join(cpus, ",")
+	}
+	return "pinned " + strings.Join(cpus, ",")
 }
 
 // g6 prints like C++'s default ostream: six significant digits, no
@@ -275,3 +317,13 @@ func window(res *pipebench.Result) string {
 
 // wholeRate prints a rate as a whole number: 31539.
 func wholeRate(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }
+
+// writerTokens lists each writer's token accounting: "sent 5 received 4
+// drained 1 lost 0 | sent ...".
+func writerTokens(ws []pipebench.WriterResult) string {
+	each := make([]string, len(ws))
+	for w, x := range ws {
+		each[w] = fmt.Sprintf("%d: sent %d received %d drained %d lost %d", w, x.Sent, x.Received, x.Drained, x.Lost)
+	}
+	return strings.Join(each, " | ")
+}

@@ -50,7 +50,7 @@ func (d *TimeoutDoc) WriteText(w io.Writer) error {
 	if interrupted > 0 {
 		p("sleeps cut short by a signal (EINTR), discarded and taken again: %d", interrupted)
 	}
-	p("machine        %s", MachineLine(d.Environment, 1)) // the measuring thread's P
+	p("machine        %s", MachineLine(d.Environment, 1, "")) // the measuring thread's P
 	return nil
 }
 

@@ -1,6 +1,8 @@
 package summary
 
 import (
+	"fmt"
+
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats"
 )
@@ -27,7 +29,9 @@ type Cost struct {
 // costs are the cost rows of res: the reader thread, the writer thread
 // (thread and process mode), the rest of the reading process and the
 // process, then the writer process's rest and the writer process (process
-// mode).
+// mode). With several readers or writers, each reader thread and each
+// writer thread has a row of its own ("reader 1 thread"), in place of the
+// one row of its role; every row is per event of the whole run.
 func costs(res *pipebench.Result) []Cost {
 	events := res.Totals.Events
 	secs := res.Elapsed.Seconds()
@@ -48,9 +52,19 @@ func costs(res *pipebench.Result) []Cost {
 	// rather than zeros.
 	writer := !res.Tokens.SentUnknown
 	mode := res.Setup.Writer
-	c := []Cost{one("reader thread", res.ReaderThread)}
-	if writer && (mode == pipebench.WriterThread || mode == pipebench.WriterProcess) {
-		c = append(c, one("writer thread", res.WriterThread))
+	var c []Cost
+	if len(res.Readers) > 0 {
+		for k, r := range res.Readers {
+			c = append(c, one(fmt.Sprintf("reader %d thread", k), r.Usage))
+		}
+		for w, wr := range res.Writers {
+			c = append(c, one(fmt.Sprintf("writer %d thread", w), wr.Usage))
+		}
+	} else {
+		c = append(c, one("reader thread", res.ReaderThread))
+		if writer && (mode == pipebench.WriterThread || mode == pipebench.WriterProcess) {
+			c = append(c, one("writer thread", res.WriterThread))
+		}
 	}
 	if k := res.KernelThread; k != nil {
 		c = append(c, one(k.Name, k.Usage))

@@ -63,6 +63,9 @@ type Summary struct {
 	// for a driver that does its I/O in a ring (Setup.Ring and
 	// Setup.NoWaitCall); 0 otherwise.
 	CompletionsPerEnter float64 `json:"completions_per_enter,omitempty"`
+	// Readers are the per-reader figures when the run has several readers
+	// or writers; nil otherwise.
+	Readers *Readers `json:"readers,omitempty"`
 	// Costs are CPU time and context switches per event and per second for
 	// each thread and process that took part.
 	Costs []Cost `json:"costs"`
@@ -136,6 +139,7 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	if RingIO(res.Setup) {
 		s.CompletionsPerEnter = stats.PerEvent(t.Completions, t.WaitSyscalls)
 	}
+	s.Readers = readers(res, ivs)
 	s.Costs = costs(res)
 	if l := &res.Latency; l.Count() > 0 {
 		s.Latency = &Latency{Tokens: l.Count(), P50: quantile(l, 0.5), P90: quantile(l, 0.9), P99: quantile(l, 0.99),

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats/report"
 )
 
@@ -204,6 +205,7 @@ func CheckCSVAgainst(out []byte, d *report.Document) error {
 			c.eqU("writes", u("writes"), iv.Writes)
 			c.eqF("evts_per_sec", f("evts_per_sec"), iv.EventsPerSec)
 			c.eqF("evts_per_sec from the row's counts", f("evts_per_sec"), float64(u("events"))/f("seconds"))
+			checkReaderEvents(c, get("reader_events"), iv)
 		}
 	}
 	if len(rows) > 0 {
@@ -248,4 +250,24 @@ func CheckJSONAgainst(out []byte, d *report.Document) error {
 		c.errorf("across runs %+v, want %+v", got.Summary, d.Summary)
 	}
 	return c.err()
+}
+
+// checkReaderEvents checks a row's reader_events cell: each reader's
+// events, as the interval holds them, adding up to its events; empty with
+// one reader and one writer.
+func checkReaderEvents(c *checker, cell string, iv pipebench.Interval) {
+	fields := strings.Fields(cell)
+	if len(fields) != len(iv.Readers) {
+		c.errorf("reader_events %q for %d readers", cell, len(iv.Readers))
+		return
+	}
+	var sum uint64
+	for k, f := range fields {
+		x, _ := strconv.ParseUint(f, 10, 64)
+		c.eqU(fmt.Sprintf("reader_events[%d]", k), x, iv.Readers[k])
+		sum += x
+	}
+	if len(fields) > 0 {
+		c.eqU("reader_events added up", sum, iv.Events)
+	}
 }

@@ -83,6 +83,7 @@ func check(c *checker, res *pipebench.Result, s summary.Summary, warmup int) {
 	checkPerEvent(c, res, s)
 	checkRates(c, res, s, warmup)
 	checkLatency(c, res, s)
+	checkThreads(c, res, s, warmup)
 }
 
 // checkPerCall: the ready-per-call histogram holds a value per readiness
@@ -197,6 +198,69 @@ func checkRates(c *checker, res *pipebench.Result, s summary.Summary, warmup int
 	c.eqF("evts/sec CI low", got.CILow, want.CILow)
 	c.eqF("evts/sec CI high", got.CIHigh, want.CIHigh)
 	c.eqF("tokens/sec", s.TokensPerSec, stats.Rate(toks, secs))
+}
+
+// checkThreads: with several readers or writers, the readers' counts add
+// up to the totals (ctl calls aside: they are the instances', counted in
+// the totals only) and their events in each interval to its events; the
+// summary's per-reader rates recompute over the intervals after warm-up and
+// add up to their total; every writer's tokens add up (sent = received +
+// drained, lost 0) and the writers' add up to the run's.
+func checkThreads(c *checker, res *pipebench.Result, s summary.Summary, warmup int) {
+	if len(res.Readers) == 0 {
+		if len(res.Writers) > 0 || s.Readers != nil {
+			c.errorf("%d writer rows and per-reader figures %v without reader rows", len(res.Writers), s.Readers)
+		}
+		return
+	}
+	var sum pipebench.Counts
+	for _, r := range res.Readers {
+		sum = sum.Add(r.Totals)
+	}
+	sum.Ctl = res.Totals.Ctl
+	if sum != res.Totals {
+		c.errorf("readers' counts add up to %+v, totals are %+v", sum, res.Totals)
+	}
+	events := make([]uint64, len(res.Readers))
+	var secs float64
+	for i, iv := range res.Intervals {
+		var ev uint64
+		for k, e := range iv.Readers {
+			ev += e
+			if i >= warmup && k < len(events) {
+				events[k] += e
+			}
+		}
+		if i >= warmup {
+			secs += iv.Seconds
+		}
+		if len(iv.Readers) != len(res.Readers) || ev != iv.Events {
+			c.errorf("interval %d: %d readers' events add up to %d, the interval has %d", iv.Index, len(iv.Readers), ev, iv.Events)
+		}
+	}
+	if r := s.Readers; r == nil || len(r.EventsPerSec) != len(events) {
+		c.errorf("per-reader figures %+v for %d readers", s.Readers, len(events))
+	} else {
+		var total float64
+		for k, e := range events {
+			c.eqF(fmt.Sprintf("reader %d evts/sec", k), r.EventsPerSec[k], stats.Rate(e, secs))
+			total += r.EventsPerSec[k]
+		}
+		c.eqF("per-reader total", r.Total, total)
+		c.eqF("per-reader mean", r.Mean, total/float64(len(events)))
+	}
+	var sent, full uint64
+	for w, x := range res.Writers {
+		if x.Lost != 0 || x.Sent != x.Received+x.Drained {
+			c.errorf("writer %d: sent %d, received %d, drained %d, lost %d", w, x.Sent, x.Received, x.Drained, x.Lost)
+		}
+		sent += x.Sent
+		full += x.Full
+	}
+	if len(res.Writers) > 0 && !res.Tokens.SentUnknown {
+		c.eqU("writers' tokens sent added up", sent, res.Tokens.Sent)
+		c.eqU("writers' full writes added up", full, res.Tokens.Full)
+	}
 }
 
 // checkLatency: one latency value per token received, the quantiles in

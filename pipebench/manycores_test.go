@@ -1,0 +1,204 @@
+package pipebench_test
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pipebench/pipebench/epoll"
+	"github.com/pipebench/pipebench/internal/osthread"
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/poll"
+	"github.com/pipebench/pipebench/uring"
+)
+
+// checkThreads asserts what a run with several readers or writers owes:
+// the tokens add up overall and for every writer, every reader's counts
+// add up to the totals and every interval's per-reader events to its
+// events, every thread has a row, and each reader and writer did work.
+func checkThreads(t *testing.T, res *pipebench.Result, readers, writers int) {
+	t.Helper()
+	checkAccounting(t, res)
+	if len(res.Readers) != readers || len(res.Writers) != writers {
+		t.Fatalf("%d reader rows and %d writer rows, want %d and %d", len(res.Readers), len(res.Writers), readers, writers)
+	}
+	if s := res.Setup; len(s.ReaderTIDs) != readers || len(s.WriterTIDs) != writers || s.Readers != readers || s.Writers != writers {
+		t.Fatalf("setup names readers %v (%d), writers %v (%d); want %d and %d", s.ReaderTIDs, s.Readers, s.WriterTIDs, s.Writers, readers, writers)
+	}
+	var sum pipebench.Counts
+	pipes := 0
+	for k, rd := range res.Readers {
+		if rd.First != pipes {
+			t.Errorf("reader %d starts at pipe %d, want %d", k, rd.First, pipes)
+		}
+		pipes += rd.Pipes
+		if rd.Totals.Events == 0 || rd.Usage.CPU() <= 0 {
+			t.Errorf("reader %d did nothing: %+v", k, rd)
+		}
+		sum = sum.Add(rd.Totals)
+	}
+	sum.Ctl = res.Totals.Ctl
+	if pipes != res.Setup.Pipes || sum != res.Totals {
+		t.Errorf("readers watch %d pipes and count %+v; the run has %d pipes and counts %+v", pipes, sum, res.Setup.Pipes, res.Totals)
+	}
+	for _, iv := range res.Intervals {
+		var ev uint64
+		for _, e := range iv.Readers {
+			ev += e
+		}
+		if len(iv.Readers) != readers || ev != iv.Events {
+			t.Errorf("interval %d: readers' events %v add up to %d, the interval has %d", iv.Index, iv.Readers, ev, iv.Events)
+		}
+	}
+	var sent, full uint64
+	var use osthread.Usage
+	for w, wr := range res.Writers {
+		if wr.Sent == 0 || wr.Lost != 0 || wr.Sent != wr.Received+wr.Drained {
+			t.Errorf("writer %d: tokens do not add up or none sent: %+v", w, wr)
+		}
+		sent += wr.Sent
+		full += wr.Full
+		use = use.Add(wr.Usage)
+	}
+	if sent != res.Tokens.Sent || full != res.Tokens.Full {
+		t.Errorf("writers sent %d (%d full), the run %d (%d full)", sent, full, res.Tokens.Sent, res.Tokens.Full)
+	}
+	if use != res.WriterThread {
+		t.Errorf("writers' usage %+v does not add up to the writer threads' %+v", use, res.WriterThread)
+	}
+}
+
+func TestRunManyReadersWriters(t *testing.T) {
+	cases := []struct {
+		name             string
+		backend          *pipebench.Factory
+		pipes, inFlight  int
+		readers, writers int
+		maxEvents        int
+		source           pipebench.Source
+	}{
+		{"epoll 4 writers 2 readers eventfd", &epoll.LevelFactory, 16, 8, 2, 4, 0, pipebench.SourceEventfd},
+		{"epoll 3 writers 1 reader unbounded", &epoll.LevelFactory, 30, 0, 1, 3, 0, pipebench.SourceEventfd},
+		{"epoll 1 writer 3 readers maxevents 1", &epoll.LevelFactory, 31, 6, 3, 1, 1, pipebench.SourcePipe},
+		{"epoll-et 2 writers 2 readers", &epoll.EdgeFactory, 40, 5, 2, 2, 0, pipebench.SourcePipe},
+		{"epoll-oneshot 2 writers 2 readers", &epoll.OneShotFactory, 40, 5, 2, 2, 2, pipebench.SourcePipe},
+		{"poll 2 writers 3 readers", &poll.Factory, 50, 7, 3, 2, 0, pipebench.SourcePipe},
+		{"uring 2 writers 2 readers", &uring.Factory, 20, 4, 2, 2, 0, pipebench.SourcePipe},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := pipebench.Config{Pipes: c.pipes, InFlight: c.inFlight, Backend: c.backend, Writer: pipebench.WriterThread,
+				Readers: c.readers, Writers: c.writers, MaxEvents: c.maxEvents, Source: c.source, Seed: 3,
+				Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond}
+			res, err := pipebench.Run(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkThreads(t, res, c.readers, c.writers)
+			if want := c.readers + c.writers; res.Setup.LentPs != want {
+				t.Errorf("%d Ps lent, want one per measured thread: %d", res.Setup.LentPs, want)
+			}
+			if c.maxEvents > 0 && res.PerCall.Max() > uint64(c.maxEvents) {
+				t.Errorf("a readiness call returned %d ready, more than -maxevents %d", res.PerCall.Max(), c.maxEvents)
+			}
+		})
+	}
+}
+
+func TestRunManyRefused(t *testing.T) {
+	base := pipebench.Config{Pipes: 8, InFlight: 4, Backend: &epoll.LevelFactory, Duration: time.Second, Interval: time.Second}
+	cases := []struct {
+		name string
+		set  func(*pipebench.Config)
+		want string
+	}{
+		{"self", func(c *pipebench.Config) { c.Writer, c.Readers = pipebench.WriterSelf, 2 }, "need Writer thread"},
+		{"process", func(c *pipebench.Config) { c.Writer, c.Writers = pipebench.WriterProcess, 2 }, "need Writer thread"},
+		{"bypass", func(c *pipebench.Config) { c.Backend, c.Readers = &pipebench.Bypass, 2 }, "no readiness call"},
+		{"fewer pipes", func(c *pipebench.Config) { c.Readers = 9 }, "at least one pipe per reader"},
+		{"fewer tokens", func(c *pipebench.Config) { c.Writers = 5 }, "at least one token per writer"},
+		{"too many", func(c *pipebench.Config) { c.Readers = pipebench.MaxThreads + 1 }, "want 1 to 1024 reader threads"},
+		{"maxevents", func(c *pipebench.Config) { c.MaxEvents = -1 }, "MaxEvents -1"},
+		{"cpu list length", func(c *pipebench.Config) { c.Readers, c.Writers, c.CPUs = 2, 2, []int{0, 0, 0} }, "one per measured thread: 2 readers, then 2 writers"},
+		{"cpu spread and list", func(c *pipebench.Config) { c.Spread, c.CPUs = true, []int{0} }, "spread or a list"},
+		{"cpus not allowed", func(c *pipebench.Config) { c.Readers, c.CPUs = 2, []int{0, 9999, 9998} }, "[9999 9998]: this process may not run on these"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := base
+			c.set(&cfg)
+			err := cfg.Validate()
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Validate() = %v, want an error saying %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestRunSpreadPins(t *testing.T) {
+	allowed, err := osthread.AllowedCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := pipebench.Config{Pipes: 8, InFlight: 4, Backend: &epoll.LevelFactory, Writer: pipebench.WriterThread, Readers: 2, Writers: 2, Spread: true,
+		Duration: 200 * time.Millisecond, Interval: 100 * time.Millisecond}
+	res, err := pipebench.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkThreads(t, res, 2, 2)
+	want := make([]int, 4)
+	for i := range want {
+		want[i] = allowed[i%len(allowed)]
+	}
+	if !res.Setup.Spread || len(res.Setup.CPUs) != 4 {
+		t.Fatalf("setup says spread %v over %v, want %v", res.Setup.Spread, res.Setup.CPUs, want)
+	}
+	for i := range want {
+		if res.Setup.CPUs[i] != want[i] {
+			t.Fatalf("spread pinned %v, want %v", res.Setup.CPUs, want)
+		}
+	}
+}
+
+// TestRunPinnedThreadsRestored checks that a run's pinned threads do not go
+// back to the Go runtime's pool with their narrowed affinity: every thread
+// the program runs on afterwards may still use every CPU it could before.
+// (They get their affinity back rather than end: a thread that ends kills
+// the writer process it happened to start, Pdeathsig.)
+func TestRunPinnedThreadsRestored(t *testing.T) {
+	allowed, err := osthread.AllowedCPUs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(allowed) < 2 {
+		t.Skipf("this process may run on CPUs %v only: pinning narrows nothing", allowed)
+	}
+	last := allowed[len(allowed)-1]
+	cfg := pipebench.Config{Pipes: 8, InFlight: 4, Backend: &epoll.LevelFactory, Writer: pipebench.WriterThread, Readers: 2, Writers: 2,
+		CPUs: []int{last}, Duration: 100 * time.Millisecond, Interval: 100 * time.Millisecond}
+	if _, err := pipebench.Run(cfg); err != nil {
+		t.Fatal(err)
+	}
+	// Hold many threads at once, so that any idle thread of the pool is
+	// among them.
+	const threads = 32
+	got := make(chan []int, threads)
+	hold := make(chan struct{})
+	for range threads {
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpus, _ := osthread.AllowedCPUs()
+			got <- cpus
+			<-hold
+		}()
+	}
+	for range threads {
+		if cpus := <-got; len(cpus) != len(allowed) {
+			t.Errorf("a thread may run on CPUs %v after a run pinned to %d; the process could use %v", cpus, last, allowed)
+		}
+	}
+	close(hold)
+}
