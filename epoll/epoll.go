@@ -5,7 +5,10 @@
 // is registered, and every change of interest is an epoll_ctl call, counted
 // by CtlCalls. Options.Exclusive adds EPOLLEXCLUSIVE to every registration;
 // Options.SyscallSleep makes Wait sleep through syscall.Syscall (the herd's
-// waiters).
+// waiters); Options.Nest registers the descriptors in a chain of nested
+// epoll sets below the one Wait sleeps on (nest.go); Share hands out
+// further waiters on the same sets, for readers that share them
+// (share.go).
 //
 // Imports: pipebench and internal/waitcall, as every backend; never another
 // backend.
@@ -31,7 +34,13 @@ const maxEvents = 65536
 // and the descriptor beside it (Pad), so Wait maps events to tags with no
 // lookup and a one-shot re-arm knows which descriptor to modify.
 type backend struct {
+	// epfd is the set the descriptors are registered in; top is the one
+	// Wait sleeps on: epfd itself, or the head of a chain of nested sets
+	// (Options.Nest) whose last is epfd.
 	epfd      int
+	top       int
+	chain     nest
+	share     bool // made by Share: the sets are another backend's
 	events    []unix.EpollEvent
 	addEvents uint32 // events for EPOLL_CTL_ADD
 	modEvents uint32 // events for a one-shot re-arm (EPOLLEXCLUSIVE is refused on MOD)
@@ -48,16 +57,30 @@ type backend struct {
 	disarmed []bool
 }
 
-// wait is one epoll_pwait with no signal mask (epoll_wait where it exists,
-// and the only form on arm64). It blocks as the Backend contract says a
-// wait call must: a raw system call that keeps this thread's P, unless the
-// opener asked for Options.SyscallSleep. It calls the standard library's
-// RawSyscall6 itself: x/sys's wrappers reach the same function through an
-// assembly jump, a frame that cost about 1% of evts/sec at one event per
-// call against the C yardstick.
+// wait is one readiness call: one epoll_pwait on the registered set, or,
+// nested, one on the top set, which sleeps until readiness has come up the
+// chain, and one that does not sleep on the registered set.
 func (b *backend) wait(events []unix.EpollEvent, msec int) (int, error) {
+	if b.top != b.epfd {
+		n, err := b.pwait(b.top, b.chain.head[:], msec)
+		if n == 0 || err != nil {
+			return n, err
+		}
+		msec = 0
+	}
+	return b.pwait(b.epfd, events, msec)
+}
+
+// pwait is one epoll_pwait on epfd with no signal mask (epoll_wait where
+// it exists, and the only form on arm64). It blocks as the Backend contract
+// says a wait call must: a raw system call that keeps this thread's P,
+// unless the opener asked for Options.SyscallSleep. It calls the standard
+// library's RawSyscall6 itself: x/sys's wrappers reach the same function
+// through an assembly jump, a frame that cost about 1% of evts/sec at one
+// event per call against the C yardstick.
+func (b *backend) pwait(epfd int, events []unix.EpollEvent, msec int) (int, error) {
 	b.calls++
-	a1, a2, a3, a4 := uintptr(b.epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(msec)
+	a1, a2, a3, a4 := uintptr(epfd), uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(msec)
 	var r uintptr
 	var e syscall.Errno
 	if b.syscallSleep {
@@ -85,12 +108,14 @@ func open(o pipebench.Options, mode uint32) (pipebench.Backend, error) {
 	if o.Exclusive && oneShot {
 		return nil, fmt.Errorf("epoll: EPOLLEXCLUSIVE cannot be combined with EPOLLONESHOT")
 	}
-	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	chain, err := newNest(o.Nest)
 	if err != nil {
-		return nil, fmt.Errorf("epoll_create1: %w", err)
+		return nil, err
 	}
 	b := &backend{
-		epfd:         epfd,
+		epfd:         chain.bottom(),
+		top:          chain.levels[0],
+		chain:        chain,
 		events:       make([]unix.EpollEvent, min(max(o.Pipes, 1), maxEvents)),
 		addEvents:    unix.EPOLLIN | mode,
 		modEvents:    unix.EPOLLIN | mode,
@@ -170,10 +195,9 @@ func (b *backend) Close() error {
 	if b.epfd < 0 {
 		return nil
 	}
-	err := unix.Close(b.epfd)
-	b.epfd = -1
-	if err != nil {
-		return fmt.Errorf("close epoll fd: %w", err)
+	b.epfd, b.top = -1, -1
+	if b.share {
+		return nil
 	}
-	return nil
+	return b.chain.close()
 }

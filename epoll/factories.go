@@ -8,10 +8,11 @@ import (
 // LevelFactory opens level-triggered epoll: a ready descriptor is reported
 // by every Wait until it is read dry.
 var LevelFactory = pipebench.Factory{
-	Name:    "epoll",
-	Summary: "epoll(7), level-triggered",
-	FDs:     1,
-	Open:    opener(0),
+	Name:     "epoll",
+	Summary:  "epoll(7), level-triggered",
+	Features: pipebench.Nests | pipebench.Shares,
+	FDs:      1,
+	Open:     opener(0),
 }
 
 // EdgeFactory opens edge-triggered epoll (EPOLLET): a descriptor is reported
@@ -19,7 +20,7 @@ var LevelFactory = pipebench.Factory{
 var EdgeFactory = pipebench.Factory{
 	Name:     "epoll-et",
 	Summary:  "epoll(7), edge-triggered (EPOLLET)",
-	Features: pipebench.EdgeTriggered,
+	Features: pipebench.EdgeTriggered | pipebench.Nests | pipebench.Shares,
 	FDs:      1,
 	Open:     opener(unix.EPOLLET),
 }
@@ -31,7 +32,7 @@ var EdgeFactory = pipebench.Factory{
 var OneShotFactory = pipebench.Factory{
 	Name:     "epoll-oneshot",
 	Summary:  "epoll(7), one-shot (EPOLLONESHOT), re-armed by the next wait",
-	Features: pipebench.OneShot,
+	Features: pipebench.OneShot | pipebench.Nests | pipebench.Shares,
 	FDs:      1,
 	Open:     opener(unix.EPOLLONESHOT),
 }

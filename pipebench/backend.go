@@ -81,6 +81,19 @@ type Backend interface {
 	Close() error
 }
 
+// Sharer is implemented by a Backend whose kernel instance several
+// threads may wait on at once, as epoll's can (Features Shares). Share
+// returns another Backend on the same instance, with buffers and counters
+// of its own: its Wait may run on another thread at the same time as the
+// original's and every other share's, and its WaitSyscalls and CtlCalls
+// count its own calls only. Registrations are made on the original (a
+// share's Add and Remove change the same kernel instance, but the harness
+// does not use them); closing a share releases nothing of the instance's,
+// which the original's Close closes.
+type Sharer interface {
+	Share() (Backend, error)
+}
+
 // Armer is implemented by a Backend whose registrations must reach the
 // kernel from the thread that will wait: io_uring, whose kernel posts a
 // poll's completions from the thread that submitted the poll. Its Add only
@@ -139,6 +152,13 @@ const (
 	// process closes its write ends as soon as it stops, so that a read
 	// waiting for a token that will never be written returns (end of file).
 	FollowsRoute
+	// Nests: the backend can register its descriptors in an epoll set
+	// Options.Nest levels below the one it waits on (-nest), each level an
+	// epoll descriptor of its own.
+	Nests
+	// Shares: the backend is a Sharer, whose one kernel instance several
+	// reader threads can wait on at once (-share).
+	Shares
 )
 
 // Has reports whether all of the features in g are in f.
@@ -164,6 +184,11 @@ type Options struct {
 	// wake-ups per token instead of 1.0). Backends that have no use for it
 	// ignore it; epoll honours it.
 	SyscallSleep bool
+	// Nest, for a backend that declares Nests, is how many levels below the
+	// epoll set Wait sleeps on the descriptors are registered (-nest; 0:
+	// in that set): Nest sets more, each watched by the one above it. The
+	// backend then holds Nest descriptors more.
+	Nest int
 }
 
 // Factory describes a backend and opens instances of it. The command keeps

@@ -141,6 +141,22 @@ type Config struct {
 	// Backend.Wait, which caps samples per call. 0 gives every pipe of the
 	// reader room (the reader's share of Pipes).
 	MaxEvents int
+	// Share makes every reader wait on one backend instance over all the
+	// pipes (-share, with Readers 2 or more, for a backend that declares
+	// Shares): perf bench epoll wait's combined queue, where any reader may
+	// be handed any pipe, instead of an instance per reader over its own
+	// share. A pipe reported to two readers is read by one and found empty
+	// by the other (counted as spurious).
+	Share bool
+	// Nest registers the pipes in an epoll set Nest levels below the one
+	// the reader waits on (-nest, epoll backends; 0 to MaxNest): the
+	// waited-on set watches the next one down, and so on, and the last
+	// holds the pipes. A readiness call is then one epoll_pwait on the top
+	// set, which sleeps until readiness has propagated up through every
+	// level, and one with timeout 0 on the bottom set for the descriptors:
+	// two system calls (pipebench's own definition; perf bench epoll
+	// wait's -N adds empty nested sets beside the descriptors instead).
+	Nest int
 	// Latency makes every token carry its write time, 8 bytes, so that the
 	// reader records each token's write-to-read time; it costs a clock read
 	// per event and per token write.
@@ -194,12 +210,17 @@ func (c *Config) Validate() error {
 		return e("{Writers} %d: want 1 to %d writer threads", c.Writers, MaxThreads)
 	case c.MaxEvents < 0:
 		return e("{MaxEvents} %d: want at least 1 ready descriptor per readiness call (0: every pipe of the reader)", c.MaxEvents)
+	case c.Nest < 0 || c.Nest > MaxNest:
+		return e("{Nest} %d: want 0 to %d levels of nested epoll sets (the kernel refuses deeper nesting with ELOOP)", c.Nest, MaxNest)
 	case c.Spread && len(c.CPUs) > 0:
 		return e("{CPUs}: spread or a list of CPUs, not both")
 	case len(c.Labels)%2 != 0:
 		return e("{Labels} %q: want key/value pairs", c.Labels)
 	}
 	if err := c.checkThreads(); err != nil {
+		return err
+	}
+	if err := c.checkShare(); err != nil {
 		return err
 	}
 	if len(c.CPUs) > 1 && len(c.CPUs) != c.measuredThreads() {
@@ -248,6 +269,11 @@ func checkCPUs(cpus []int) error {
 	return ConfigErrorf("{CPUs} %v: this process may not run on these; it may run on CPUs %v", bad, ok)
 }
 
+// MaxNest bounds Nest: Linux refuses an epoll set more than 4 levels
+// below another (EP_MAX_NESTS in fs/eventpoll.c; epoll_ctl fails with
+// ELOOP, seen on 6.18).
+const MaxNest = 4
+
 // MaxThreads bounds Readers and Writers.
 const MaxThreads = 1024
 
@@ -294,8 +320,29 @@ func (c *Config) checkThreads() error {
 	return nil
 }
 
-// share is reader k's share of the pipes: lo to hi-1.
+// checkShare refuses Share where it means nothing or cannot run.
+func (c *Config) checkShare() error {
+	if !c.Share {
+		return nil
+	}
+	e := ConfigErrorf
+	switch {
+	case !c.Backend.Features.Has(Shares):
+		return e("{Share} with {Backend} %s: only epoll lets several threads wait on one instance (epoll, epoll-et, epoll-oneshot)", c.Backend.Name)
+	case c.readers() < 2:
+		return e("{Share} with {Readers} %d: want 2 or more readers to share one backend instance", c.readers())
+	case c.Churn > 0:
+		return e("{Share} with {Churn} %d: readers sharing one instance would remove and re-add each other's descriptors", c.Churn)
+	}
+	return nil
+}
+
+// share is reader k's share of the pipes: lo to hi-1; with Share, all of
+// them.
 func (c *Config) share(k int) (lo, hi int) {
+	if c.Share {
+		return 0, c.Pipes
+	}
 	r := c.readers()
 	return k * c.Pipes / r, (k + 1) * c.Pipes / r
 }

@@ -37,7 +37,8 @@ type Counts struct {
 	EmptyCalls uint64 `json:"empty_calls"`
 	// WaitSyscalls are the system calls of the readiness mechanism the
 	// reader made (Backend.WaitSyscalls): one per call for epoll, poll and
-	// select, plus any made again after EINTR; for io_uring every
+	// select (two for nested epoll that finds a descriptor, Config.Nest),
+	// plus any made again after EINTR; for io_uring every
 	// io_uring_enter, those that only submitted included, and none for a
 	// call answered from the completion ring.
 	WaitSyscalls uint64 `json:"wait_syscalls"`

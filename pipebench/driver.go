@@ -85,8 +85,9 @@ func (d *Drive) Stopped() bool { return d.stop.Load() }
 func (d *Drive) latency() bool { return d.format == tokens.Stamp }
 
 // checkDriver refuses the settings that act on a readiness call when the
-// backend makes none (NoWaitCall), and on the reader thread when it reads
-// on goroutines instead (Goroutines).
+// backend makes none (NoWaitCall), on the reader thread when it reads on
+// goroutines instead (Goroutines), and nesting where the backend has none
+// (Nests).
 func (c *Config) checkDriver() error {
 	f := c.Backend.Features
 	name := c.Backend.Name
@@ -97,6 +98,8 @@ func (c *Config) checkDriver() error {
 		return ConfigErrorf("{Delay} with {Backend} %s: it makes no readiness call to delay", name)
 	case f.Has(NoWaitCall) && c.MaxEvents > 0:
 		return ConfigErrorf("{MaxEvents} with {Backend} %s: it makes no readiness call to cap", name)
+	case c.Nest > 0 && !f.Has(Nests):
+		return ConfigErrorf("{Nest} with {Backend} %s: only the epoll backends nest (epoll, epoll-et, epoll-oneshot)", name)
 	case f.Has(Goroutines) && (len(c.CPUs) > 0 || c.Spread):
 		return ConfigErrorf("{CPUs} with {Backend} %s: its readers are goroutines on the Go runtime's threads, not one reader thread to pin", name)
 	}

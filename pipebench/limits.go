@@ -42,7 +42,13 @@ func need(mode WriterMode, pipes, base, backendFDs, perChannel int) (reader, wri
 // PlanRun decides the writer mode and checks that the run fits, before any
 // pipe is made. base is the number of descriptors already open.
 func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
-	bfds := c.Backend.FDs
+	// Each reader opens a backend instance of its own, nesting or not,
+	// unless they share one.
+	instances := c.readers()
+	if c.Share {
+		instances = 1
+	}
+	bfds := (c.Backend.FDs + c.Nest) * instances
 	if c.Source == SourceTCP {
 		bfds++ // the listener
 	}

@@ -29,7 +29,10 @@ func checkThreads(t *testing.T, res *pipebench.Result, readers, writers int) {
 	var sum pipebench.Counts
 	pipes := 0
 	for k, rd := range res.Readers {
-		if rd.First != pipes {
+		switch {
+		case res.Setup.Share && (rd.First != 0 || rd.Pipes != res.Setup.Pipes):
+			t.Errorf("reader %d of a shared instance watches pipes %d..%d, want all %d", k, rd.First, rd.First+rd.Pipes-1, res.Setup.Pipes)
+		case !res.Setup.Share && rd.First != pipes:
 			t.Errorf("reader %d starts at pipe %d, want %d", k, rd.First, pipes)
 		}
 		pipes += rd.Pipes
@@ -39,6 +42,9 @@ func checkThreads(t *testing.T, res *pipebench.Result, readers, writers int) {
 		sum = sum.Add(rd.Totals)
 	}
 	sum.Ctl = res.Totals.Ctl
+	if res.Setup.Share {
+		pipes /= readers
+	}
 	if pipes != res.Setup.Pipes || sum != res.Totals {
 		t.Errorf("readers watch %d pipes and count %+v; the run has %d pipes and counts %+v", pipes, sum, res.Setup.Pipes, res.Totals)
 	}
@@ -77,19 +83,27 @@ func TestRunManyReadersWriters(t *testing.T) {
 		readers, writers int
 		maxEvents        int
 		source           pipebench.Source
+		share            bool
+		nest             int
 	}{
-		{"epoll 4 writers 2 readers eventfd", &epoll.LevelFactory, 16, 8, 2, 4, 0, pipebench.SourceEventfd},
-		{"epoll 3 writers 1 reader unbounded", &epoll.LevelFactory, 30, 0, 1, 3, 0, pipebench.SourceEventfd},
-		{"epoll 1 writer 3 readers maxevents 1", &epoll.LevelFactory, 31, 6, 3, 1, 1, pipebench.SourcePipe},
-		{"epoll-et 2 writers 2 readers", &epoll.EdgeFactory, 40, 5, 2, 2, 0, pipebench.SourcePipe},
-		{"epoll-oneshot 2 writers 2 readers", &epoll.OneShotFactory, 40, 5, 2, 2, 2, pipebench.SourcePipe},
-		{"poll 2 writers 3 readers", &poll.Factory, 50, 7, 3, 2, 0, pipebench.SourcePipe},
-		{"uring 2 writers 2 readers", &uring.Factory, 20, 4, 2, 2, 0, pipebench.SourcePipe},
+		{"epoll 4 writers 2 readers eventfd", &epoll.LevelFactory, 16, 8, 2, 4, 0, pipebench.SourceEventfd, false, 0},
+		{"epoll 3 writers 1 reader unbounded", &epoll.LevelFactory, 30, 0, 1, 3, 0, pipebench.SourceEventfd, false, 0},
+		{"epoll 1 writer 3 readers maxevents 1", &epoll.LevelFactory, 31, 6, 3, 1, 1, pipebench.SourcePipe, false, 0},
+		{"epoll-et 2 writers 2 readers", &epoll.EdgeFactory, 40, 5, 2, 2, 0, pipebench.SourcePipe, false, 0},
+		{"epoll-oneshot 2 writers 2 readers", &epoll.OneShotFactory, 40, 5, 2, 2, 2, pipebench.SourcePipe, false, 0},
+		{"poll 2 writers 3 readers", &poll.Factory, 50, 7, 3, 2, 0, pipebench.SourcePipe, false, 0},
+		{"uring 2 writers 2 readers", &uring.Factory, 20, 4, 2, 2, 0, pipebench.SourcePipe, false, 0},
+		// -share: every reader waits on one instance over all the pipes.
+		{"epoll 2 readers shared maxevents 1", &epoll.LevelFactory, 64, 8, 2, 1, 1, pipebench.SourceEventfd, true, 0},
+		{"epoll-et 3 readers shared 2 writers", &epoll.EdgeFactory, 30, 6, 3, 2, 0, pipebench.SourcePipe, true, 0},
+		{"epoll-oneshot 2 readers shared", &epoll.OneShotFactory, 30, 6, 2, 1, 0, pipebench.SourcePipe, true, 0},
+		{"epoll 2 readers shared nest 2", &epoll.LevelFactory, 30, 6, 2, 1, 0, pipebench.SourcePipe, true, 2},
+		{"epoll 2 readers shared unbounded", &epoll.LevelFactory, 8, 0, 2, 1, 0, pipebench.SourceEventfd, true, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := pipebench.Config{Pipes: c.pipes, InFlight: c.inFlight, Backend: c.backend, Writer: pipebench.WriterThread,
-				Readers: c.readers, Writers: c.writers, MaxEvents: c.maxEvents, Source: c.source, Seed: 3,
+				Readers: c.readers, Writers: c.writers, MaxEvents: c.maxEvents, Source: c.source, Seed: 3, Share: c.share, Nest: c.nest,
 				Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond}
 			res, err := pipebench.Run(cfg)
 			if err != nil {
@@ -106,24 +120,18 @@ func TestRunManyReadersWriters(t *testing.T) {
 	}
 }
 
-func TestRunManyRefused(t *testing.T) {
+// refusal is a setting Validate must refuse: set changes a valid base
+// configuration, and the error must say want.
+type refusal struct {
+	name string
+	set  func(*pipebench.Config)
+	want string
+}
+
+// checkRefused requires Validate to refuse each case, saying what it wants.
+func checkRefused(t *testing.T, cases []refusal) {
+	t.Helper()
 	base := pipebench.Config{Pipes: 8, InFlight: 4, Backend: &epoll.LevelFactory, Duration: time.Second, Interval: time.Second}
-	cases := []struct {
-		name string
-		set  func(*pipebench.Config)
-		want string
-	}{
-		{"self", func(c *pipebench.Config) { c.Writer, c.Readers = pipebench.WriterSelf, 2 }, "need Writer thread"},
-		{"process", func(c *pipebench.Config) { c.Writer, c.Writers = pipebench.WriterProcess, 2 }, "need Writer thread"},
-		{"bypass", func(c *pipebench.Config) { c.Backend, c.Readers = &pipebench.Bypass, 2 }, "no readiness call"},
-		{"fewer pipes", func(c *pipebench.Config) { c.Readers = 9 }, "at least one pipe per reader"},
-		{"fewer tokens", func(c *pipebench.Config) { c.Writers = 5 }, "at least one token per writer"},
-		{"too many", func(c *pipebench.Config) { c.Readers = pipebench.MaxThreads + 1 }, "want 1 to 1024 reader threads"},
-		{"maxevents", func(c *pipebench.Config) { c.MaxEvents = -1 }, "MaxEvents -1"},
-		{"cpu list length", func(c *pipebench.Config) { c.Readers, c.Writers, c.CPUs = 2, 2, []int{0, 0, 0} }, "one per measured thread: 2 readers, then 2 writers"},
-		{"cpu spread and list", func(c *pipebench.Config) { c.Spread, c.CPUs = true, []int{0} }, "spread or a list"},
-		{"cpus not allowed", func(c *pipebench.Config) { c.Readers, c.CPUs = 2, []int{0, 9999, 9998} }, "[9999 9998]: this process may not run on these"},
-	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := base
@@ -134,6 +142,26 @@ func TestRunManyRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestRunManyRefused(t *testing.T) {
+	checkRefused(t, []refusal{
+		{"self", func(c *pipebench.Config) { c.Writer, c.Readers = pipebench.WriterSelf, 2 }, "need Writer thread"},
+		{"process", func(c *pipebench.Config) { c.Writer, c.Writers = pipebench.WriterProcess, 2 }, "need Writer thread"},
+		{"bypass", func(c *pipebench.Config) { c.Backend, c.Readers = &pipebench.Bypass, 2 }, "no readiness call"},
+		{"fewer pipes", func(c *pipebench.Config) { c.Readers = 9 }, "at least one pipe per reader"},
+		{"fewer tokens", func(c *pipebench.Config) { c.Writers = 5 }, "at least one token per writer"},
+		{"too many", func(c *pipebench.Config) { c.Readers = pipebench.MaxThreads + 1 }, "want 1 to 1024 reader threads"},
+		{"maxevents", func(c *pipebench.Config) { c.MaxEvents = -1 }, "MaxEvents -1"},
+		{"cpu list length", func(c *pipebench.Config) { c.Readers, c.Writers, c.CPUs = 2, 2, []int{0, 0, 0} }, "one per measured thread: 2 readers, then 2 writers"},
+		{"cpu spread and list", func(c *pipebench.Config) { c.Spread, c.CPUs = true, []int{0} }, "spread or a list"},
+		{"cpus not allowed", func(c *pipebench.Config) { c.Readers, c.CPUs = 2, []int{0, 9999, 9998} }, "[9999 9998]: this process may not run on these"},
+		{"share one reader", func(c *pipebench.Config) { c.Share = true }, "Share with Readers 1: want 2 or more readers"},
+		{"share poll", func(c *pipebench.Config) { c.Backend, c.Readers, c.Share = &poll.Factory, 2, true }, "Share with Backend poll: only epoll"},
+		{"share uring", func(c *pipebench.Config) { c.Backend, c.Readers, c.Share = &uring.Factory, 2, true }, "Share with Backend uring: only epoll"},
+		{"share churn", func(c *pipebench.Config) { c.Readers, c.Share, c.Churn = 2, true, 1 }, "would remove and re-add each other's descriptors"},
+		{"share self", func(c *pipebench.Config) { c.Writer, c.Readers, c.Share = pipebench.WriterSelf, 2, true }, "need Writer thread"},
+	})
 }
 
 func TestRunSpreadPins(t *testing.T) {

@@ -38,10 +38,14 @@ type Setup struct {
 	Spread bool `json:"cpu_spread,omitempty"`
 	// Readers and Writers are how many reader and writer threads ran (a
 	// writer process or self mode counts as one writer); MaxEvents is
-	// Config.MaxEvents (0: each reader's share of the pipes).
-	Readers   int `json:"readers,omitempty"`
-	Writers   int `json:"writers,omitempty"`
-	MaxEvents int `json:"maxevents,omitempty"`
+	// Config.MaxEvents (0: each reader's share of the pipes); Nest and
+	// Share are Config.Nest and Config.Share (every reader then watches
+	// every pipe).
+	Readers   int  `json:"readers,omitempty"`
+	Writers   int  `json:"writers,omitempty"`
+	MaxEvents int  `json:"maxevents,omitempty"`
+	Nest      int  `json:"nest,omitempty"`
+	Share     bool `json:"share,omitempty"`
 	// NoWaitCall is set when samples per call does not apply.
 	NoWaitCall bool `json:"no_wait_call"`
 	// Driver is set when the backend reads for itself on goroutines (its

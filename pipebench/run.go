@@ -160,8 +160,7 @@ func (r *run) setup() error {
 	// disabled, say) is reported before any pipe or process is made. One
 	// instance per reader, each sized for its share of the pipes.
 	for k := range cfg.Readers {
-		lo, hi := cfg.share(k)
-		be, err := cfg.Backend.Open(Options{Pipes: hi - lo, MaxFD: int(r.plan.Limit) - 1})
+		be, err := r.openBackend(k)
 		if err != nil {
 			return fmt.Errorf("open backend %s%s: %w", cfg.Backend.Name, r.readerName(k), err)
 		}
@@ -188,7 +187,7 @@ func (r *run) setup() error {
 		Pipes: cfg.Pipes, Backend: cfg.Backend.Name, Writer: mode, InFlight: cfg.InFlight, Route: cfg.Route, Interval: cfg.Interval,
 		Reason: r.plan.Reason, Took: time.Since(t0), ReaderFDs: r.plan.ReaderFDs, WriterFDs: r.plan.WriterFDs,
 		Limit: r.plan.Limit, Source: cfg.Source, Churn: cfg.Churn, Delay: cfg.Delay, CPUs: cfg.CPUs, Spread: cfg.Spread,
-		Readers: cfg.Readers, Writers: cfg.Writers, MaxEvents: cfg.MaxEvents,
+		Readers: cfg.Readers, Writers: cfg.Writers, MaxEvents: cfg.MaxEvents, Nest: cfg.Nest, Share: cfg.Share,
 		NoWaitCall: cfg.Backend.Features.Has(NoWaitCall),
 		Driver:     r.goroutines(),
 		Ring:       cfg.Backend.Features.Has(RingQueued),
@@ -369,6 +368,22 @@ func (r *run) readerName(k int) string {
 		return ""
 	}
 	return fmt.Sprintf(" (reader %d of %d)", k, r.cfg.Readers)
+}
+
+// openBackend opens reader k's backend instance, sized for its share of
+// the pipes; with Config.Share, readers after the first get a share of
+// the first's.
+func (r *run) openBackend(k int) (Backend, error) {
+	cfg := &r.cfg
+	if cfg.Share && k > 0 {
+		s, ok := r.bes[0].(Sharer)
+		if !ok {
+			return nil, fmt.Errorf("backend %s declares Shares but is no Sharer", cfg.Backend.Name)
+		}
+		return s.Share()
+	}
+	lo, hi := cfg.share(k)
+	return cfg.Backend.Open(Options{Pipes: hi - lo, MaxFD: int(r.plan.Limit) - 1, Nest: cfg.Nest})
 }
 
 // maxEvents is the length of reader k's ready slice: Config.MaxEvents, or

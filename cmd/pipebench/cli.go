@@ -45,6 +45,8 @@ type runFlags struct {
 	readers         int
 	writers         int
 	maxEvents       int
+	nest            int
+	share           bool
 }
 
 // register adds the run flags to fs, except those named in skip: a
@@ -84,6 +86,8 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 	fs.Var(intFlag{&rf.readers, 1, pipebench.MaxThreads, "reader threads"}, "readers", "reader threads, each with its own backend instance over its own share of the pipes (needs -writer thread)")
 	fs.Var(intFlag{&rf.writers, 1, pipebench.MaxThreads, "writer threads"}, "writers", "writer threads, each owning every -writers-th pipe and its own share of -l (needs -writer thread)")
 	fs.Var(intFlag{&rf.maxEvents, 1, maxPipes, "ready descriptors"}, "maxevents", "the most ready descriptors one readiness call may return (default: every pipe of the reader)")
+	fs.BoolVar(&rf.share, "share", false, "with -readers 2 or more: every reader waits on one backend instance over all the pipes (epoll backends; perf bench epoll wait's default)")
+	fs.Var(intFlag{&rf.nest, 0, pipebench.MaxNest, "levels of nested epoll sets"}, "nest", "register the pipes in an epoll set this many levels below the one waited on (epoll backends)")
 }
 
 func checkBackend(s string) error {
@@ -98,7 +102,7 @@ func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
 		Pipes: rf.pipes, InFlight: rf.inFlight, Seed: rf.seed,
 		Duration: rf.duration, Interval: rf.interval, Latency: rf.latency,
 		Churn: rf.churn, Delay: rf.delay, CPUs: rf.cpus, Spread: rf.cpuSpread,
-		Readers: rf.readers, Writers: rf.writers, MaxEvents: rf.maxEvents,
+		Readers: rf.readers, Writers: rf.writers, MaxEvents: rf.maxEvents, Nest: rf.nest, Share: rf.share,
 	}
 	c.Source, _ = pipebench.ParseSource(rf.source)
 	c.Writer, _ = pipebench.ParseWriterMode(rf.writer)

@@ -18,7 +18,7 @@ var (
 		"Pipes": "-n", "InFlight": "-l", "Backend": "-b", "Writer": "-writer", "Route": "-route",
 		"Seed": "-seed", "Duration": "-d", "Interval": "-i", "Latency": "-latency", "Source": "-fd",
 		"Churn": "-churn", "Delay": "-delay", "CPUs": "-cpu", "Spread": "-cpu",
-		"Readers": "-readers", "Writers": "-writers", "MaxEvents": "-maxevents",
+		"Readers": "-readers", "Writers": "-writers", "MaxEvents": "-maxevents", "Nest": "-nest", "Share": "-share",
 	}
 	herdFlagNames = flagNames{
 		"Waiters": "-waiters", "Pipes": "-n", "InFlight": "-l", "Mode": "-mode", "Exclusive": "-exclusive",

@@ -37,6 +37,9 @@ var straceCases = []struct {
 }{
 	{"epoll/self", "-b epoll -writer self -n 20 -l 4"},
 	{"epoll/thread", "-b epoll -writer thread -n 20 -l 4"},
+	// Nested: two epoll_pwait calls for each readiness call that found a
+	// descriptor, the top set's and the bottom set's.
+	{"epoll/thread/nest2", "-b epoll -writer thread -n 20 -l 4 -nest 2"},
 	{"poll/self", "-b poll -writer self -n 20 -l 4"},
 	{"poll/thread", "-b poll -writer thread -n 20 -l 4"},
 	{"select/process", "-b select -writer process -n 20 -l 4"},
@@ -114,10 +117,12 @@ type straceRun struct {
 		InFlight   int    `json:"in_flight"`
 		Ring       bool   `json:"ring"`
 		NoWaitCall bool   `json:"no_wait_call"`
+		Nest       int    `json:"nest"`
 	} `json:"setup"`
 	Totals struct {
 		Events       uint64 `json:"events"`
 		Calls        uint64 `json:"calls"`
+		EmptyCalls   uint64 `json:"empty_calls"`
 		WaitSyscalls uint64 `json:"wait_syscalls"`
 		Reads        uint64 `json:"reads"`
 		Writes       uint64 `json:"writes"`
@@ -171,6 +176,14 @@ func checkAgainstStrace(t *testing.T, got map[string]uint64, run straceRun) {
 		extra = polls
 	}
 	within(t, wait, got[wait], want, 0, extra)
+	if s.Nest > 0 {
+		// Each call that found a descriptor waited on the top set and
+		// then read the bottom set's events.
+		if lo := 2*(tot.Calls-tot.EmptyCalls) + tot.EmptyCalls; got[wait] < lo {
+			t.Errorf("nest %d: strace counted %d epoll_pwait for %d readiness calls (%d empty), want at least %d",
+				s.Nest, got[wait], tot.Calls, tot.EmptyCalls, lo)
+		}
+	}
 	if wait != "ppoll" {
 		within(t, "ppoll", got["ppoll"], run.WriterWaits, 0, polls)
 	}

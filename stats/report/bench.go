@@ -51,15 +51,22 @@ func (b *Bench) Setup(run int, s pipebench.Setup) error {
 }
 
 // Name is the benchmark name of a setup; a run with several readers or
-// writers names them too, and a -maxevents its cap, so that benchstat never
-// takes two such runs for one configuration.
+// writers names them too (and -share), a -maxevents its cap and a -nest
+// its depth, so that benchstat never takes two such runs for one
+// configuration.
 func Name(s pipebench.Setup) string {
 	name := fmt.Sprintf("BenchmarkPipes/backend=%s/pipes=%d/inflight=%d/writer=%s", s.Backend, s.Pipes, s.InFlight, s.Writer)
 	if s.Readers > 1 || s.Writers > 1 {
 		name += fmt.Sprintf("/readers=%d/writers=%d", s.Readers, s.Writers)
 	}
+	if s.Share {
+		name += "/share"
+	}
 	if s.MaxEvents > 0 {
 		name += fmt.Sprintf("/maxevents=%d", s.MaxEvents)
+	}
+	if s.Nest > 0 {
+		name += fmt.Sprintf("/nest=%d", s.Nest)
 	}
 	return name
 }

@@ -55,8 +55,14 @@ func settings(s pipebench.Setup) string {
 	if s.Readers > 1 || s.Writers > 1 {
 		fmt.Fprintf(&b, ", %s, %s", summary.Plural(s.Readers, "reader"), summary.Plural(s.Writers, "writer"))
 	}
+	if s.Share {
+		b.WriteString(" on one shared instance")
+	}
 	if s.MaxEvents > 0 {
 		fmt.Fprintf(&b, ", maxevents %d", s.MaxEvents)
+	}
+	if s.Nest > 0 {
+		fmt.Fprintf(&b, ", nest %d", s.Nest)
 	}
 	if s.Churn > 0 {
 		fmt.Fprintf(&b, ", churn %d", s.Churn)
