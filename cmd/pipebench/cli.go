@@ -333,7 +333,7 @@ func usageError(w io.Writer, err error) int {
 }
 
 func usage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: pipebench [flags]\n       pipebench SUBCOMMAND [flags]\n\nMeasures readiness notification (select, poll, epoll) on N pipes with L tokens in flight.\n\n")
+	fmt.Fprintf(w, "usage: pipebench [flags]\n       pipebench SUBCOMMAND [flags]\n\nMeasures readiness notification (select, poll, epoll, io_uring, the Go netpoller) on N pipes with L tokens in flight.\n\n")
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)

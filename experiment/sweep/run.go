@@ -16,6 +16,13 @@ type Settings struct {
 	Writer   string `json:"writer"`
 	Route    string `json:"route"`
 	Seed     uint64 `json:"seed"`
+	// Source, MaxEvents, Nest and Share are the run settings every point
+	// shares that change what is measured (-fd, -maxevents, -nest,
+	// -share); the header names those that are not the default.
+	Source    string `json:"source"`
+	MaxEvents int    `json:"maxevents,omitempty"`
+	Nest      int    `json:"nest,omitempty"`
+	Share     bool   `json:"share,omitempty"`
 }
 
 // Result is a whole sweep: what was measured, what could not be and why.
@@ -164,6 +171,7 @@ func settingsOf(c pipebench.Config, warmup int) Settings {
 	return Settings{
 		Duration: c.Duration.String(), Interval: c.Interval.String(), Warmup: warmup,
 		Writer: c.Writer.String(), Route: c.Route.String(), Seed: c.Seed,
+		Source: c.Source.String(), MaxEvents: c.MaxEvents, Nest: c.Nest, Share: c.Share,
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/pipebench/pipebench/experiment/sweep"
+	"github.com/pipebench/pipebench/pipebench"
 )
 
 // SweepDoc is what pipebench sweep reports: the whole sweep.Result, the
@@ -91,6 +92,18 @@ func settingsNote(r *sweep.Result) string {
 	h := fmt.Sprintf("(-d %s per point, -i %s, writer %s", s.Duration, s.Interval, s.Writer)
 	if len(r.Grid.InFlight) == 1 {
 		h += fmt.Sprintf(", -l %d", r.Grid.InFlight[0])
+	}
+	if s.Source != "" && s.Source != pipebench.SourcePipe.String() {
+		h += ", -fd " + s.Source
+	}
+	if s.MaxEvents > 0 {
+		h += fmt.Sprintf(", -maxevents %d", s.MaxEvents)
+	}
+	if s.Nest > 0 {
+		h += fmt.Sprintf(", -nest %d", s.Nest)
+	}
+	if s.Share {
+		h += ", -share"
 	}
 	return h + ")"
 }

@@ -228,3 +228,17 @@ pipes  poll   select  epoll
 		t.Errorf("text\n got:\n%s\nwant it to contain:\n%s", b.String(), want)
 	}
 }
+
+// TestSettingsNote checks that the header names the run settings that
+// change what a sweep measures, and only those not at their default.
+func TestSettingsNote(t *testing.T) {
+	r := handMade()
+	if got := settingsNote(r); strings.Contains(got, "-fd") || strings.Contains(got, "-nest") || strings.Contains(got, "-share") {
+		t.Errorf("default settings: header %q names a setting left at its default", got)
+	}
+	r.Settings.Source, r.Settings.MaxEvents, r.Settings.Nest, r.Settings.Share = "eventfd", 1, 2, true
+	want := "(-d 3s per point, -i 500ms, writer self, -l 1, -fd eventfd, -maxevents 1, -nest 2, -share)"
+	if got := settingsNote(r); got != want {
+		t.Errorf("header %q, want %q", got, want)
+	}
+}
