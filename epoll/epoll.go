@@ -39,8 +39,7 @@ type backend struct {
 	// (Options.Nest) whose last is epfd.
 	epfd      int
 	top       int
-	chain     nest
-	share     bool // made by Share: the sets are another backend's
+	chain     nest // empty in a share (Share): the sets are another backend's
 	events    []unix.EpollEvent
 	addEvents uint32 // events for EPOLL_CTL_ADD
 	modEvents uint32 // events for a one-shot re-arm (EPOLLEXCLUSIVE is refused on MOD)
@@ -196,8 +195,5 @@ func (b *backend) Close() error {
 		return nil
 	}
 	b.epfd, b.top = -1, -1
-	if b.share {
-		return nil
-	}
-	return b.chain.close()
+	return b.chain.close() // closes nothing in a share
 }

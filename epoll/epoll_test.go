@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
@@ -154,9 +155,9 @@ func TestNestedChain(t *testing.T) {
 // openFDs counts this process's open descriptors.
 func openFDs(t *testing.T) int {
 	t.Helper()
-	ents, err := os.ReadDir("/proc/self/fd")
+	n, err := fdlimit.OpenFDs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(ents)
+	return n
 }

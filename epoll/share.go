@@ -11,8 +11,8 @@ import (
 // thread at the same time as b's. epoll_wait is safe to call from several
 // threads on one set; the kernel queues them and wakes one per event (a
 // level-triggered descriptor goes back on the ready list, so another
-// waiter may be handed it too, and find it empty). Its Close releases
-// nothing: the sets are b's.
+// waiter may be handed it too, and find it empty). Its chain holds no
+// levels, so its Close releases nothing: the sets are b's.
 func (b *backend) Share() (pipebench.Backend, error) {
 	s := &backend{
 		epfd:         b.epfd,
@@ -22,7 +22,6 @@ func (b *backend) Share() (pipebench.Backend, error) {
 		modEvents:    b.modEvents,
 		oneShot:      b.oneShot,
 		syscallSleep: b.syscallSleep,
-		share:        true,
 	}
 	if b.oneShot {
 		s.disarmed = make([]bool, len(b.disarmed))
