@@ -57,6 +57,26 @@ dur_secs() {
 # median_of prints the median of its arguments.
 median_of() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 
+# slower_share prints the share of the pairs (a pipebench run, a C run) in
+# which the pipebench run made fewer evts/sec, a tie counting half: 1 when
+# every pipebench run was slower than every C run, 0 when every one was
+# faster, about 0.5 when neither program tends to be slower (the
+# common-language effect size, Mann-Whitney's U over the number of pairs).
+# Arguments: the pipebench runs, --, the C runs.
+slower_share() {
+	printf '%s\n' "$@" | awk '
+		$1 == "--" { c = 1; next }
+		c { y[++m] = $1; next }
+		{ x[++n] = $1 }
+		END {
+			if (n == 0 || m == 0) exit 1
+			for (i = 1; i <= n; i++)
+				for (j = 1; j <= m; j++)
+					u += (x[i] < y[j]) ? 1 : (x[i] == y[j]) ? 0.5 : 0
+			printf "%.4f\n", u / (n * m)
+		}'
+}
+
 # idle reports whether the machine was at least 90% idle over one second.
 idle() {
 	local a b

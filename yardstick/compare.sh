@@ -27,7 +27,14 @@
 # Each configuration runs REPS times (default 3) per program for DUR
 # (default 3s) each, the two programs taking turns (which goes first
 # alternates too). Each run's figure is its own summary median over the
-# intervals after the 1 s warm-up; the table shows the median of those.
+# intervals after the 1 s warm-up; the table shows the median of those,
+# their ratio, and "slower": the share of the pairs (a pipebench run, a C
+# run) in which pipebench's was slower (1.00: every pipebench run was slower
+# than every C run; about 0.5: neither tends to be). The last line counts
+# the rows below 0.95 and, of those, the ones clearly slower: a share that
+# two equally fast programs reach in fewer than 5% of rows (Mann-Whitney's U
+# in its normal approximation: 1.00 with three runs each, 0.73 with nine).
+# With a hundred rows, about five of those can still be chance.
 # TASKSET=CPUS confines every row that does not name its own CPUs.
 # It takes /tmp/pipebench-measure.lock itself, so that no other measurement
 # overlaps: do not wrap it in flock too. (flock -o keeps the lock's
@@ -211,9 +218,12 @@ one() {
 	awk -v m="$mark" '$1 == "evts/sec" && $2 == "median" {print $3 m}' <<<"$out"
 }
 
-noisy=0 failed=0 below=0
+noisy=0 failed=0 below=0 clearly=0
+# clear is the share of slower pairs two equally fast programs reach in 5%
+# of rows: 0.5 + 1.645 standard deviations of U/(REPS*REPS).
+clear=$(awk -v r="$REPS" 'BEGIN {printf "%.4f", 0.5 + 1.645 * sqrt((2 * r + 1) / (12 * r * r))}')
 t_start=$SECONDS
-printf '%-52s %10s %10s %7s   %s\n' configuration pipebench C ratio "runs (pipebench | C)"
+printf '%-52s %10s %10s %7s %7s   %s\n' configuration pipebench C ratio slower "runs (pipebench | C)"
 for cfg in "${kept[@]}"; do
 	split "$cfg"
 	pb=() c=()
@@ -226,14 +236,18 @@ for cfg in "${kept[@]}"; do
 	done
 	if [[ " ${pb[*]} ${c[*]} " == *" failed "* ]]; then
 		failed=$((failed + 1))
-		printf '%-52s %10s %10s %7s   %s | %s\n' "$cfg" - - failed "${pb[*]}" "${c[*]}"
+		printf '%-52s %10s %10s %7s %7s   %s | %s\n' "$cfg" - - failed - "${pb[*]}" "${c[*]}"
 		continue
 	fi
 	for v in "${pb[@]}" "${c[@]}"; do [[ $v != *\* ]] || noisy=$((noisy + 1)); done
 	mp=$(median_of "${pb[@]%\*}") mc=$(median_of "${c[@]%\*}")
 	ratio=$(awk -v a="$mp" -v b="$mc" 'BEGIN {print (b > 0) ? a / b : 0}')
-	awk -v x="$ratio" 'BEGIN {exit !(x < 0.95)}' && below=$((below + 1))
-	printf '%-52s %10.0f %10.0f %7.3f   %s | %s\n' "$cfg" "$mp" "$mc" "$ratio" "${pb[*]}" "${c[*]}"
+	slower=$(slower_share "${pb[@]%\*}" -- "${c[@]%\*}")
+	if awk -v x="$ratio" 'BEGIN {exit !(x < 0.95)}'; then
+		below=$((below + 1))
+		awk -v x="$slower" -v t="$clear" 'BEGIN {exit !(x >= t)}' && clearly=$((clearly + 1))
+	fi
+	printf '%-52s %10.0f %10.0f %7.3f %7.2f   %s | %s\n' "$cfg" "$mp" "$mc" "$ratio" "$slower" "${pb[*]}" "${c[*]}"
 done
-echo "# ${#kept[@]} rows in $(took $t_start); $below with pipebench below 0.95 of C"
+echo "# ${#kept[@]} rows in $(took $t_start); $below with pipebench below 0.95 of C, $clearly of them clearly slower (slower $(printf '%.2f' "$clear") or more)"
 closing

@@ -572,6 +572,32 @@ func TestCompareList(t *testing.T) {
 	}
 }
 
+// TestSlowerShare checks the "slower" column of compare.sh: the share of
+// the pairs of runs in which pipebench's run was the slower, ties half.
+func TestSlowerShare(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skipf("bash not found: %v", err)
+	}
+	for _, c := range []struct{ args, want string }{
+		{"1 2 3 -- 4 5 6", "1.0000"},                               // every pipebench run slower
+		{"4 5 6 -- 1 2 3", "0.0000"},                               // every one faster
+		{"1 4 -- 2 3", "0.5000"},                                   // (1,2) (1,3) slower; (4,2) (4,3) not
+		{"5 5 -- 5 5", "0.5000"},                                   // ties count half
+		{"100 300 200 -- 250 150 400", "0.6667"},                   // 6 of 9 pairs
+		{"212384 220073 174301 -- 223470 249744 242066", "1.0000"}, // whole figures, as compare.sh gives them
+	} {
+		cmd := exec.Command(bash, "-c", "source compare-lib.sh && slower_share "+c.args)
+		if code, stdout, stderr := runCmd(t, cmd); code != 0 || stdout != c.want+"\n" || stderr != "" {
+			t.Errorf("slower_share %s: exit %d, %q, stderr %q; want %s", c.args, code, stdout, stderr, c.want)
+		}
+	}
+	cmd := exec.Command(bash, "-c", "source compare-lib.sh && slower_share 1 2 --")
+	if code, stdout, _ := runCmd(t, cmd); code == 0 {
+		t.Errorf("slower_share with no C runs: exit 0, %q; want a failure", stdout)
+	}
+}
+
 // TestCreditWait: the writer's wait for credits, pipebench's by default
 // (checkRun), and the others the yardstick offers to measure what
 // pipebench's choice costs: the line says which ran, and the run accounts
