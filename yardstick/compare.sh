@@ -36,6 +36,10 @@
 # in its normal approximation: 1.00 with three runs each, 0.73 with nine).
 # With a hundred rows, about five of those can still be chance.
 # TASKSET=CPUS confines every row that does not name its own CPUs.
+# AA=1 runs the C yardstick against itself: the first column is the same C
+# program taking pipebench's turns. That table is how far apart two equally
+# fast programs come out on this machine, row by row: the calibration of
+# the 0.95 line and of the slower column (docs/speed.md, "A against A").
 # It takes /tmp/pipebench-measure.lock itself, so that no other measurement
 # overlaps: do not wrap it in flock too. (flock -o keeps the lock's
 # descriptor out of the programs: at -n 9996 their descriptor budget is
@@ -53,10 +57,11 @@ source "$here/compare-lib.sh"
 DUR=${DUR:-3s}
 REPS=${REPS:-3}
 TASKSET=${TASKSET:-}
+AA=${AA:-0}
 
 usage() {
 	echo "usage: compare.sh [-list] [-b LIST] [-writer LIST] [-n LIST] [-l LIST] [-taskset yes|no] [CONFIG ...]" >&2
-	echo "       CONFIG: \"[taskset=CPUS] -b epoll -n 1000 -l 1 -writer thread\"; env REPS DUR QUIET TASKSET" >&2
+	echo "       CONFIG: \"[taskset=CPUS] -b epoll -n 1000 -l 1 -writer thread\"; env REPS DUR QUIET TASKSET AA" >&2
 	exit 2
 }
 
@@ -85,6 +90,7 @@ if [[ -n ${want[-taskset]:-} && ${want[-taskset]} != yes && ${want[-taskset]} !=
 	echo "compare.sh: -taskset ${want[-taskset]}: want yes or no" >&2
 	exit 2
 fi
+[[ $AA == 0 || $AA == 1 ]] || { echo "compare.sh: AA=$AA: want 0 or 1" >&2; exit 2; }
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: REPS=$REPS: want a positive integer" >&2; exit 2; }
 
 dur=$(dur_secs "$DUR") || { echo "compare.sh: DUR=$DUR: want a duration such as 3s or 500ms" >&2; exit 2; }
@@ -174,8 +180,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build_all "$tmp"
 
+# first is the program in pipebench's column: the yardstick itself with AA=1.
+first=pipebench label=pipebench
+((AA == 0)) || first=yardstick label="C again"
 # The header says where the table was measured.
-header "REPS=$REPS DUR=$DUR"
+header "REPS=$REPS DUR=$DUR$( ((AA == 0)) || echo ' AA=1 (the yardstick against itself)')"
 echo "# $(estimate ${#rows[@]})"
 
 # Each distinct configuration once, briefly, by both programs: leave out
@@ -223,15 +232,15 @@ noisy=0 failed=0 below=0 clearly=0
 # of rows: 0.5 + 1.645 standard deviations of U/(REPS*REPS).
 clear=$(awk -v r="$REPS" 'BEGIN {printf "%.4f", 0.5 + 1.645 * sqrt((2 * r + 1) / (12 * r * r))}')
 t_start=$SECONDS
-printf '%-52s %10s %10s %7s %7s   %s\n' configuration pipebench C ratio slower "runs (pipebench | C)"
+printf '%-52s %10s %10s %7s %7s   %s\n' configuration "$label" C ratio slower "runs ($label | C)"
 for cfg in "${kept[@]}"; do
 	split "$cfg"
 	pb=() c=()
 	for ((r = 0; r < REPS; r++)); do
 		if ((r % 2 == 0)); then
-			pb+=("$(one pipebench)") c+=("$(one yardstick)")
+			pb+=("$(one $first)") c+=("$(one yardstick)")
 		else
-			c+=("$(one yardstick)") pb+=("$(one pipebench)")
+			c+=("$(one yardstick)") pb+=("$(one $first)")
 		fi
 	done
 	if [[ " ${pb[*]} ${c[*]} " == *" failed "* ]]; then
@@ -249,5 +258,5 @@ for cfg in "${kept[@]}"; do
 	fi
 	printf '%-52s %10.0f %10.0f %7.3f %7.2f   %s | %s\n' "$cfg" "$mp" "$mc" "$ratio" "$slower" "${pb[*]}" "${c[*]}"
 done
-echo "# ${#kept[@]} rows in $(took $t_start); $below with pipebench below 0.95 of C, $clearly of them clearly slower (slower $(printf '%.2f' "$clear") or more)"
+echo "# ${#kept[@]} rows in $(took $t_start); $below with $label below 0.95 of C, $clearly of them clearly slower (slower $(printf '%.2f' "$clear") or more)"
 closing

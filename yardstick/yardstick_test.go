@@ -570,6 +570,20 @@ func TestCompareList(t *testing.T) {
 	if code, lines, _ := list("taskset=1 -b poll -n 5 -l 2 -writer thread", "-taskset", "yes"); code != 0 || lines[0] != "taskset=1 -b poll -n 5 -l 2 -writer thread" {
 		t.Errorf("a configuration given: exit %d, lines %q", code, lines)
 	}
+	// AA=1 (the yardstick against itself) lists the same rows; any other
+	// value is refused before anything is built or measured.
+	for _, aa := range []string{"1", "0"} {
+		cmd := exec.Command(bash, "compare.sh", "-list", "-b", "poll", "-n", "10", "-l", "1")
+		cmd.Env = append(os.Environ(), "AA="+aa)
+		if code, stdout, stderr := runCmd(t, cmd); code != 0 || !strings.HasPrefix(stdout, "-b poll -n 10 -l 1 -writer self\n") {
+			t.Errorf("AA=%s -list: exit %d, stdout %q, stderr %q", aa, code, stdout, stderr)
+		}
+	}
+	cmd := exec.Command(bash, "compare.sh", "-list")
+	cmd.Env = append(os.Environ(), "AA=yes")
+	if code, _, stderr := runCmd(t, cmd); code != 2 || stderr != "compare.sh: AA=yes: want 0 or 1\n" {
+		t.Errorf("AA=yes: exit %d, stderr %q; want exit 2 and one line", code, stderr)
+	}
 }
 
 // TestSlowerShare checks the "slower" column of compare.sh: the share of
