@@ -77,6 +77,28 @@ slower_share() {
 		}'
 }
 
+# table_summary judges a whole table from its rows' "ratio slower" pairs
+# on stdin, one row a line; $1 is the share from which a row is clearly
+# slower (clearly faster: 1 - $1 or less), $2 names the first program. It
+# prints the median of the rows' ratios and how many rows are clearly
+# slower and clearly faster, against what chance alone gives two equally
+# fast programs: each row clearly one way in 5% of tables (by the choice
+# of $1), so over n rows about n/20, and more than k (the binomial
+# distribution's 99th percentile) in fewer than 1% of tables. A run of
+# noise puts rows below 0.95; a program slower across the table shows as
+# clearly slower rows far beyond k.
+table_summary() {
+	sort -g | awk -v t="$1" -v who="$2" '
+		{ r[++n] = $1; if ($2 >= t) s++; if ($2 <= 1 - t) f++ }
+		END {
+			if (n == 0) exit 1
+			med = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
+			p = 0.05; pmf = (1 - p) ^ n; cdf = pmf
+			for (k = 0; cdf < 0.99 && k < n; k++) { pmf *= (n - k) / (k + 1) * p / (1 - p); cdf += pmf }
+			printf "# whole table: median ratio %.3f; rows with %s clearly slower %d, clearly faster %d (two equally fast programs: about %.0f each way, more than %d in under 1%% of tables)\n", med, who, s, f, n * p, k
+		}'
+}
+
 # idle reports whether the machine was at least 90% idle over one second.
 idle() {
 	local a b

@@ -34,7 +34,12 @@
 # the rows below 0.95 and, of those, the ones clearly slower: a share that
 # two equally fast programs reach in fewer than 5% of rows (Mann-Whitney's U
 # in its normal approximation: 1.00 with three runs each, 0.73 with nine).
-# With a hundred rows, about five of those can still be chance.
+# With a hundred rows, about five of those can still be chance. A last
+# line judges the whole table: the median of the rows' ratios, and the rows
+# clearly slower and clearly faster against what chance gives two equally
+# fast programs (about 5% of rows each way; more than the binomial's 99th
+# percentile in under 1% of tables): noise puts rows below 0.95, a program
+# slower across the table has clearly slower rows far beyond that.
 # TASKSET=CPUS confines every row that does not name its own CPUs.
 # AA=1 runs the C yardstick against itself: the first column is the same C
 # program taking pipebench's turns. That table is how far apart two equally
@@ -227,7 +232,7 @@ one() {
 	awk -v m="$mark" '$1 == "evts/sec" && $2 == "median" {print $3 m}' <<<"$out"
 }
 
-noisy=0 failed=0 below=0 clearly=0
+noisy=0 failed=0 below=0 clearly=0 judged=()
 # clear is the share of slower pairs two equally fast programs reach in 5%
 # of rows: 0.5 + 1.645 standard deviations of U/(REPS*REPS).
 clear=$(awk -v r="$REPS" 'BEGIN {printf "%.4f", 0.5 + 1.645 * sqrt((2 * r + 1) / (12 * r * r))}')
@@ -256,7 +261,9 @@ for cfg in "${kept[@]}"; do
 		below=$((below + 1))
 		awk -v x="$slower" -v t="$clear" 'BEGIN {exit !(x >= t)}' && clearly=$((clearly + 1))
 	fi
+	judged+=("$ratio $slower")
 	printf '%-52s %10.0f %10.0f %7.3f %7.2f   %s | %s\n' "$cfg" "$mp" "$mc" "$ratio" "$slower" "${pb[*]}" "${c[*]}"
 done
 echo "# ${#kept[@]} rows in $(took $t_start); $below with $label below 0.95 of C, $clearly of them clearly slower (slower $(printf '%.2f' "$clear") or more)"
+((${#judged[@]} == 0)) || printf '%s\n' "${judged[@]}" | table_summary "$clear" "$label"
 closing

@@ -612,6 +612,47 @@ func TestSlowerShare(t *testing.T) {
 	}
 }
 
+// TestTableSummary checks compare.sh's whole-table line: the median of the
+// rows' ratios, the rows clearly slower and clearly faster, and what two
+// equally fast programs reach by chance (a row clearly one way in 5% of
+// tables; the binomial's 99th percentile over the rows).
+func TestTableSummary(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skipf("bash not found: %v", err)
+	}
+	rows := func(lines ...string) string { return strings.Join(lines, "\n") + "\n" }
+	var many []string
+	for i := range 114 { // compare.sh's table here: 114 rows, 9 clearly slower, 1 clearly faster
+		switch {
+		case i < 9:
+			many = append(many, "0.930 1.0000")
+		case i == 9:
+			many = append(many, "1.060 0.0000")
+		default:
+			many = append(many, fmt.Sprintf("%.3f 0.5000", 0.96+float64(i%3)/100)) // 0.96, 0.97, 0.98
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{rows("0.9 1.0000", "1.1 0.0000", "0.95 0.5000"),
+			"median ratio 0.950; rows with pipebench clearly slower 1, clearly faster 1 (two equally fast programs: about 0 each way, more than 1 in under 1% of tables)"},
+		{rows("1.2 0.5", "0.8 0.9", "1.0 0.95", "0.9 0.08"), // an even count: the mean of the middle two
+			"median ratio 0.950; rows with pipebench clearly slower 1, clearly faster 1 (two equally fast programs: about 0 each way, more than 2 in under 1% of tables)"},
+		{rows(many...),
+			"median ratio 0.970; rows with pipebench clearly slower 9, clearly faster 1 (two equally fast programs: about 6 each way, more than 12 in under 1% of tables)"},
+	} {
+		cmd := exec.Command(bash, "-c", "source compare-lib.sh && table_summary 0.9188 pipebench")
+		cmd.Stdin = strings.NewReader(c.in)
+		if code, stdout, stderr := runCmd(t, cmd); code != 0 || stdout != "# whole table: "+c.want+"\n" || stderr != "" {
+			t.Errorf("table_summary of %q: exit %d, %q, stderr %q; want %q", c.in, code, stdout, stderr, c.want)
+		}
+	}
+	cmd := exec.Command(bash, "-c", "source compare-lib.sh && table_summary 0.9188 pipebench </dev/null")
+	if code, stdout, _ := runCmd(t, cmd); code == 0 {
+		t.Errorf("table_summary of no rows: exit 0, %q; want a failure", stdout)
+	}
+}
+
 // TestCreditWait: the writer's wait for credits, pipebench's by default
 // (checkRun), and the others the yardstick offers to measure what
 // pipebench's choice costs: the line says which ran, and the run accounts
