@@ -95,7 +95,9 @@ table_summary() {
 			med = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
 			p = 0.05; pmf = (1 - p) ^ n; cdf = pmf
 			for (k = 0; cdf < 0.99 && k < n; k++) { pmf *= (n - k) / (k + 1) * p / (1 - p); cdf += pmf }
-			printf "# whole table: median ratio %.3f; rows with %s clearly slower %d, clearly faster %d (two equally fast programs: about %.0f each way, more than %d in under 1%% of tables)\n", med, who, s, f, n * p, k
+			printf "# whole table: median ratio %.3f; ", med
+			if (t > 1) { print "no row can be clearly slower or faster with so few runs (REPS=3 or more)"; exit }
+			printf "rows with %s clearly slower %d, clearly faster %d (two equally fast programs: about %.0f each way, more than %d in under 1%% of tables)\n", who, s, f, n * p, k
 		}'
 }
 

@@ -25,7 +25,7 @@
 # io_uring) is left out, with that program's one line.
 #
 # Each configuration runs REPS times (default 3) per program for DUR
-# (default 3s) each, the two programs taking turns (which goes first
+# (default 3s; whole seconds, 2s or more) each, the two programs taking turns (which goes first
 # alternates too). Each run's figure is its own summary median over the
 # intervals after the 1 s warm-up; the table shows the median of those,
 # their ratio, and "slower": the share of the pairs (a pipebench run, a C
@@ -98,7 +98,10 @@ fi
 [[ $AA == 0 || $AA == 1 ]] || { echo "compare.sh: AA=$AA: want 0 or 1" >&2; exit 2; }
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: REPS=$REPS: want a positive integer" >&2; exit 2; }
 
-dur=$(dur_secs "$DUR") || { echo "compare.sh: DUR=$DUR: want a duration such as 3s or 500ms" >&2; exit 2; }
+# pipebench measures whole 1 s intervals and leaves the first out of its
+# summary: a run needs two at least.
+dur=$(dur_secs "$DUR") && awk -v d="$dur" 'BEGIN {exit !(d >= 2 && d == int(d))}' ||
+	{ echo "compare.sh: DUR=$DUR: want whole seconds, 2s or more (pipebench's 1 s intervals, the first a warm-up)" >&2; exit 2; }
 
 if ((${#configs[@]} == 0)); then
 	for b in epoll poll select epoll-et uring; do

@@ -579,6 +579,20 @@ func TestCompareList(t *testing.T) {
 			t.Errorf("AA=%s -list: exit %d, stdout %q, stderr %q", aa, code, stdout, stderr)
 		}
 	}
+	// DUR must give pipebench two whole intervals or more.
+	for _, dur := range []string{"1s", "2500ms", "500ms", "soon"} {
+		cmd := exec.Command(bash, "compare.sh", "-list")
+		cmd.Env = append(os.Environ(), "DUR="+dur)
+		want := "compare.sh: DUR=" + dur + ": want whole seconds, 2s or more (pipebench's 1 s intervals, the first a warm-up)\n"
+		if code, _, stderr := runCmd(t, cmd); code != 2 || stderr != want {
+			t.Errorf("DUR=%s: exit %d, stderr %q; want exit 2 and %q", dur, code, stderr, want)
+		}
+	}
+	ok := exec.Command(bash, "compare.sh", "-list", "-b", "poll", "-n", "10", "-l", "1")
+	ok.Env = append(os.Environ(), "DUR=2s")
+	if code, stdout, stderr := runCmd(t, ok); code != 0 || !strings.Contains(stdout, "x 2s: expected about") {
+		t.Errorf("DUR=2s -list: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 	cmd := exec.Command(bash, "compare.sh", "-list")
 	cmd.Env = append(os.Environ(), "AA=yes")
 	if code, _, stderr := runCmd(t, cmd); code != 2 || stderr != "compare.sh: AA=yes: want 0 or 1\n" {
@@ -646,6 +660,13 @@ func TestTableSummary(t *testing.T) {
 		if code, stdout, stderr := runCmd(t, cmd); code != 0 || stdout != "# whole table: "+c.want+"\n" || stderr != "" {
 			t.Errorf("table_summary of %q: exit %d, %q, stderr %q; want %q", c.in, code, stdout, stderr, c.want)
 		}
+	}
+	// With REPS=2 or 1 the share cannot reach the threshold (above 1):
+	// the line says so rather than count against a chance it cannot have.
+	few := exec.Command(bash, "-c", "source compare-lib.sh && table_summary 1.03 pipebench")
+	few.Stdin = strings.NewReader(rows("0.9 1.0000", "1.0 0.5000"))
+	if code, stdout, _ := runCmd(t, few); code != 0 || stdout != "# whole table: median ratio 0.950; no row can be clearly slower or faster with so few runs (REPS=3 or more)\n" {
+		t.Errorf("table_summary with a threshold above 1: exit %d, %q", code, stdout)
 	}
 	cmd := exec.Command(bash, "-c", "source compare-lib.sh && table_summary 0.9188 pipebench </dev/null")
 	if code, stdout, _ := runCmd(t, cmd); code == 0 {
