@@ -25,8 +25,8 @@
 # io_uring) is left out, with that program's one line.
 #
 # Each configuration runs REPS times (default 3) per program for DUR
-# (default 3s; whole seconds, 2s or more) each, the two programs taking turns (which goes first
-# alternates too). Each run's figure is its own summary median over the
+# (default 3s; whole seconds, 2s or more) each, the two programs taking
+# turns (which goes first alternates too). Each run's figure is its own summary median over the
 # intervals after the 1 s warm-up; the table shows the median of those,
 # their ratio, and "slower": the share of the pairs (a pipebench run, a C
 # run) in which pipebench's was slower (1.00: every pipebench run was slower
