@@ -88,17 +88,19 @@ slower_share() {
 # noise puts rows below 0.95; a program slower across the table shows as
 # clearly slower rows far beyond k.
 table_summary() {
-	sort -g | awk -v t="$1" -v who="$2" '
-		{ r[++n] = $1; if ($2 >= t) s++; if ($2 <= 1 - t) f++ }
+	local rows med
+	rows=$(cat)
+	[[ -n $rows ]] || return 1
+	med=$(median_of $(awk '{print $1}' <<<"$rows"))
+	awk -v t="$1" -v who="$2" -v med="$med" '
+		{ n++; if ($2 >= t) s++; if ($2 <= 1 - t) f++ }
 		END {
-			if (n == 0) exit 1
-			med = (n % 2) ? r[(n + 1) / 2] : (r[n / 2] + r[n / 2 + 1]) / 2
 			p = 0.05; pmf = (1 - p) ^ n; cdf = pmf
 			for (k = 0; cdf < 0.99 && k < n; k++) { pmf *= (n - k) / (k + 1) * p / (1 - p); cdf += pmf }
 			printf "# whole table: median ratio %.3f; ", med
 			if (t > 1) { print "no row can be clearly slower or faster with so few runs (REPS=3 or more)"; exit }
 			printf "rows with %s clearly slower %d, clearly faster %d (two equally fast programs: about %.0f each way, more than %d in under 1%% of tables)\n", who, s, f, n * p, k
-		}'
+		}' <<<"$rows"
 }
 
 # idle reports whether the machine was at least 90% idle over one second.
