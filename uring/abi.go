@@ -22,13 +22,28 @@ const (
 	sqeBufferSelect = 1 << 5
 	// cqeFBuffer (IORING_CQE_F_BUFFER): the completion used a provided
 	// buffer, whose id is in the upper 16 bits of flags.
-	cqeFBuffer       = 1 << 0
-	cqeBufferShift   = 16
-	setupSQPoll      = 1 << 1 // IORING_SETUP_SQPOLL: a kernel thread consumes the SQ (unprivileged since 5.11)
-	sqNeedWakeup     = 1 << 0 // IORING_SQ_NEED_WAKEUP, in the SQ ring's flags: the SQ thread sleeps
-	enterSQWakeup    = 1 << 1 // IORING_ENTER_SQ_WAKEUP: wake the SQ thread
-	enterSQWait      = 1 << 2 // IORING_ENTER_SQ_WAIT (5.10): wait for room in the SQ
-	registerProbe    = 8      // IORING_REGISTER_PROBE (5.6): which opcodes the kernel has
+	cqeFBuffer      = 1 << 0
+	cqeBufferShift  = 16
+	setupSQPoll     = 1 << 1 // IORING_SETUP_SQPOLL: a kernel thread consumes the SQ (unprivileged since 5.11)
+	sqNeedWakeup    = 1 << 0 // IORING_SQ_NEED_WAKEUP, in the SQ ring's flags: the SQ thread sleeps
+	sqTaskrun       = 1 << 2 // IORING_SQ_TASKRUN, in the SQ ring's flags: completions wait as task work
+	enterSQWakeup   = 1 << 1 // IORING_ENTER_SQ_WAKEUP: wake the SQ thread
+	enterSQWait     = 1 << 2 // IORING_ENTER_SQ_WAIT (5.10): wait for room in the SQ
+	registerProbe   = 8      // IORING_REGISTER_PROBE (5.6): which opcodes the kernel has
+	registerFiles   = 2      // IORING_REGISTER_FILES (5.1; -1 entries leave a slot empty since 5.5)
+	registerEnable  = 12     // IORING_REGISTER_ENABLE_RINGS (5.10): start a ring set up R_DISABLED
+	registerRingFDs = 20     // IORING_REGISTER_RING_FDS (5.18): register the ring's own descriptor for this task
+	unregisterRing  = 21     // IORING_UNREGISTER_RING_FDS (5.18)
+	// opFilesUpdate (IORING_OP_FILES_UPDATE, 5.6): sets len slots of the
+	// registered file table from off on to the descriptors at addr, from
+	// the submission queue, with no system call of its own.
+	opFilesUpdate = 20
+	// sqeFixedFile (IOSQE_FIXED_FILE): sqe.fd is an index into the
+	// registered file table, not a descriptor: no descriptor lookup.
+	sqeFixedFile = 1 << 0
+	// sqeIOLink (IOSQE_IO_LINK): the next entry starts only once this one
+	// has completed.
+	sqeIOLink        = 1 << 2
 	registerPbufRing = 22     // IORING_REGISTER_PBUF_RING (5.19): a ring of provided buffers
 	probeOpSupported = 1 << 0 // IO_URING_OP_SUPPORTED, in io_uring_probe_op.flags
 
@@ -46,6 +61,18 @@ const (
 	setupClamp       = 1 << 4 // IORING_SETUP_CLAMP: clamp sizes to the kernel's maximum
 	setupSubmitAll   = 1 << 7 // IORING_SETUP_SUBMIT_ALL (5.18): keep submitting after a failed SQE
 	setupCoopTaskrun = 1 << 8 // IORING_SETUP_COOP_TASKRUN (5.19): no IPI to post completions
+	setupRDisabled   = 1 << 6 // IORING_SETUP_R_DISABLED (5.10): the ring starts disabled, until IORING_REGISTER_ENABLE_RINGS
+	// setupTaskrunFlag (IORING_SETUP_TASKRUN_FLAG, 5.19): the kernel sets
+	// sqTaskrun in the SQ ring's flags while completions wait as task work
+	// (with COOP_TASKRUN or DEFER_TASKRUN only).
+	setupTaskrunFlag = 1 << 9
+	// setupSingleIssuer (IORING_SETUP_SINGLE_ISSUER, 6.0): one task submits,
+	// the one that created the ring or, with R_DISABLED, enabled it.
+	setupSingleIssuer = 1 << 12
+	// setupDeferTaskrun (IORING_SETUP_DEFER_TASKRUN, 6.1, needs
+	// SINGLE_ISSUER, not with SQPOLL): completion work waits until the
+	// issuer calls io_uring_enter with GETEVENTS.
+	setupDeferTaskrun = 1 << 13
 
 	// params.features bits.
 	featSingleMmap = 1 << 0 // IORING_FEAT_SINGLE_MMAP (5.4): SQ and CQ rings share one mapping
@@ -54,6 +81,9 @@ const (
 	// io_uring_enter flags.
 	enterGetEvents = 1 << 0 // IORING_ENTER_GETEVENTS: wait for min_complete completions
 	enterExtArg    = 1 << 3 // IORING_ENTER_EXT_ARG: arg is a geteventsArg
+	// enterRegisteredRing (IORING_ENTER_REGISTERED_RING, 5.18): the fd
+	// argument is the index IORING_REGISTER_RING_FDS returned to this task.
+	enterRegisteredRing = 1 << 4
 
 	// mmap offsets that select which region of the ring to map.
 	offSQRing = 0x0        // IORING_OFF_SQ_RING
@@ -161,4 +191,13 @@ type probeOp struct {
 	resv  uint8
 	flags uint16
 	resv2 uint32
+}
+
+// rsrcUpdate is struct io_uring_rsrc_update, what IORING_REGISTER_RING_FDS
+// takes: offset is the index wanted (all ones: any free one, written back),
+// data the ring's descriptor.
+type rsrcUpdate struct {
+	offset uint32
+	resv   uint32
+	data   uint64
 }

@@ -86,7 +86,7 @@ func TestRefuseRW(t *testing.T) {
 	if !errors.Is(err, errors.ErrUnsupported) || !errors.Is(errNoRead, errors.ErrUnsupported) {
 		t.Errorf("%v, %v: not errors.ErrUnsupported", err, errNoRead)
 	}
-	r, rerr := newRing(8, 16, false)
+	r, rerr := newRing(8, 16, false, 0)
 	if rerr != nil {
 		t.Skipf("no io_uring here: %v", rerr)
 	}

@@ -22,17 +22,19 @@ const removeBit = 1 << 63
 // the same io_uring_enter call. Every queued entry is an interest change,
 // counted by CtlCalls; every io_uring_enter, by WaitSyscalls.
 type backend struct {
-	ring  *ring
-	multi bool
+	ring     *ring
+	multi    bool
+	settings Settings
+	files    fixedFiles
 	registry
 	call uint64 // Wait calls so far
 	ctl  atomic.Uint64
 }
 
 // opener returns the Open function of the multishot (multi) or one-shot
-// variant.
-func opener(multi bool) func(pipebench.Options) (pipebench.Backend, error) {
-	return func(o pipebench.Options) (pipebench.Backend, error) { return open(o, multi) }
+// variant, with settings s (Fixed, TaskrunFlag).
+func opener(multi bool, s Settings) func(pipebench.Options) (pipebench.Backend, error) {
+	return func(o pipebench.Options) (pipebench.Backend, error) { return open(o, multi, s) }
 }
 
 // Ring sizes: the SQ holds one entry per pipe up to maxSQ, so that Arm
@@ -46,7 +48,7 @@ const (
 	maxCQ        = 65536
 )
 
-func open(o pipebench.Options, multi bool) (pipebench.Backend, error) {
+func open(o pipebench.Options, multi bool, s Settings) (pipebench.Backend, error) {
 	if o.Pipes < 0 || o.MaxFD < 0 {
 		return nil, fmt.Errorf("io_uring: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
 	}
@@ -57,7 +59,8 @@ func open(o pipebench.Options, multi bool) (pipebench.Backend, error) {
 	}
 	sq := uint32(min(max(o.Pipes, minSQ), maxSQ))
 	cq := uint32(min(4*int(sq), maxCQ))
-	r, err := newRing(sq, cq, false)
+	s &= pollSettings
+	r, err := newRing(sq, cq, false, s)
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +68,7 @@ func open(o pipebench.Options, multi bool) (pipebench.Backend, error) {
 		r.close()
 		return nil, errNoExtArg
 	}
-	return &backend{ring: r, multi: multi, registry: newRegistry(o.Pipes, o.MaxFD)}, nil
+	return &backend{ring: r, multi: multi, settings: s, registry: newRegistry(o.Pipes, o.MaxFD)}, nil
 }
 
 func (b *backend) Add(fd int, tag int32) error { return b.add(fd, tag) }
@@ -74,17 +77,24 @@ func (b *backend) Add(fd int, tag int32) error { return b.add(fd, tag) }
 // them all, from the calling thread, which must be the one that will wait
 // (pipebench.Armer): as the queue fills, and once more for the rest.
 func (b *backend) Arm() error {
+	if err := armSettings(b.ring, &b.files, &b.registry, b.settings); err != nil {
+		return err
+	}
 	return b.armAll(b.ring, b)
 }
 
 // arm queues a POLL_ADD for tag's registration.
 func (b *backend) arm(tag int32) error {
+	r := &b.regs[tag]
+	fd, fixed, err := b.files.use(b.ring, r.fd)
+	if err != nil {
+		return err
+	}
 	s, err := b.ring.slot()
 	if err != nil {
 		return err
 	}
-	r := &b.regs[tag]
-	s.opcode, s.fd, s.opFlags, s.userData = opPollAdd, r.fd, unix.POLLIN, userData(tag, r.gen)
+	s.opcode, s.flags, s.fd, s.opFlags, s.userData = opPollAdd, fixed, fd, unix.POLLIN, userData(tag, r.gen)
 	if b.multi {
 		s.len = pollAddMulti
 	}
@@ -108,6 +118,9 @@ func (b *backend) Remove(fd int, tag int32) error {
 		b.ring.push()
 		b.ctl.Add(1)
 	}
+	if err := b.files.drop(b.ring, int32(fd)); err != nil {
+		return fmt.Errorf("io_uring remove fd %d: %w", fd, err)
+	}
 	b.forget(fd, tag)
 	return nil
 }
@@ -122,6 +135,11 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 		return 0, waitcall.ErrNoRoom
 	}
 	b.call++
+	// Registered files, if Arm has not registered them: the first Wait
+	// registers the registrations it knows, from its thread.
+	if err := armSettings(b.ring, &b.files, &b.registry, b.settings); err != nil {
+		return 0, err
+	}
 	if err := b.rearmAll(b); err != nil {
 		return 0, err
 	}
@@ -185,6 +203,10 @@ func (b *backend) reap(ready []int32) (int, error) {
 	var err error
 	for ; head != tail && err == nil; head++ {
 		c := &rg.cqes[head&rg.cqMask]
+		if c.userData>>kindShift == kindFiles {
+			err = updated(c)
+			continue
+		}
 		if c.userData&removeBit != 0 {
 			continue // a POLL_REMOVE's answer; ENOENT when the poll had ended
 		}
@@ -218,7 +240,9 @@ func (b *backend) reap(ready []int32) (int, error) {
 	return k, err
 }
 
-func (b *backend) CtlCalls() uint64 { return b.ctl.Load() }
+// CtlCalls counts the POLL_ADDs and POLL_REMOVEs queued and the registered
+// file slots set: entries queued, not system calls (pipebench.RingQueued).
+func (b *backend) CtlCalls() uint64 { return b.ctl.Load() + b.files.updates.Load() }
 
 func (b *backend) WaitSyscalls() uint64 { return b.ring.enters }
 

@@ -42,7 +42,8 @@ var Factory = pipebench.Factory{
 	Summary:  "io_uring multishot poll (IORING_POLL_ADD_MULTI, Linux 5.13), re-armed when the kernel ends it",
 	Features: pipebench.EdgeTriggered | pipebench.RingQueued,
 	FDs:      1,
-	Open:     opener(true),
+	Check:    checker("uring", pollSettings, false),
+	Open:     opener(true, pollSettings),
 }
 
 // OneShotFactory opens single-shot-poll backends: each completion disarms
@@ -53,7 +54,8 @@ var OneShotFactory = pipebench.Factory{
 	Summary:  "io_uring single-shot poll (IORING_OP_POLL_ADD), re-armed by the next wait",
 	Features: pipebench.OneShot | pipebench.RingQueued,
 	FDs:      1,
-	Open:     opener(false),
+	Check:    checker("uring-oneshot", pollSettings, false),
+	Open:     opener(false, pollSettings),
 }
 
 // RWFactory opens backends whose io_uring reads and writes itself:
@@ -63,7 +65,8 @@ var RWFactory = pipebench.Factory{
 	Summary:  "io_uring does the I/O: multishot reads into provided buffers (Linux 6.7), writes queued, one io_uring_enter per batch",
 	Features: pipebench.NoWaitCall | pipebench.RingQueued,
 	FDs:      1,
-	Open:     rwOpener(true, false),
+	Check:    checker("uring-rw", rwSettings, false),
+	Open:     rwOpener(true, false, rwSettings),
 }
 
 // RWOneShotFactory is RWFactory with plain reads, each re-armed after its
@@ -73,7 +76,8 @@ var RWOneShotFactory = pipebench.Factory{
 	Summary:  "io_uring does the I/O: plain reads re-armed after each completion (Linux 5.6), writes queued",
 	Features: pipebench.NoWaitCall | pipebench.RingQueued,
 	FDs:      1,
-	Open:     rwOpener(false, false),
+	Check:    checker("uring-rw-oneshot", rwSettings, false),
+	Open:     rwOpener(false, false, rwSettings),
 }
 
 // RWSQPollFactory is RWFactory with a kernel thread that consumes the
@@ -84,7 +88,14 @@ var RWSQPollFactory = pipebench.Factory{
 	Summary:  "uring-rw with IORING_SETUP_SQPOLL: a kernel thread of the process submits, no system call to submit",
 	Features: pipebench.NoWaitCall | pipebench.RingQueued,
 	FDs:      1,
-	Open:     rwOpener(true, true),
+	Check:    checker("uring-rw-sqpoll", sqpollSettings, true),
+	Open:     rwOpener(true, true, sqpollSettings),
+}
+
+// checker is the Check of a factory with settings s: it refuses, before
+// any pipe is made, a setting the kernel lacks.
+func checker(name string, s Settings, sqpoll bool) func(*pipebench.Config) error {
+	return func(*pipebench.Config) error { return checkSettings(name, s, sqpoll) }
 }
 
 // PollFactories are the poll variants; RWFactories those that do the I/O.

@@ -31,6 +31,7 @@ type ring struct {
 	sqMask, sqEntries    uint32
 	sqes                 []sqe
 	tail                 uint32 // our copy of *sqTail
+	held                 uint32 // entries filled past tail, published by the next push
 	enters               uint64 // io_uring_enter calls made
 	// sqpoll: a kernel thread (iou-sqp-PID) consumes the SQ, so that a
 	// submission is a store of the tail and a system call only when that
@@ -47,11 +48,22 @@ type ring struct {
 	// not move objects) and lives as long as the backend.
 	arg geteventsArg
 	ts  kernelTimespec
+
+	// regIndex is the ring's index among the registered ring descriptors
+	// of the thread that registered it (registerRing), -1 when it has none:
+	// io_uring_enter then takes the index and IORING_ENTER_REGISTERED_RING.
+	regIndex int
+	// taskrunFlag: the kernel flags the SQ ring (sqTaskrun) while
+	// completions wait as task work.
+	taskrunFlag bool
+	// enabled: a ring set up disabled (Defer) has been enabled.
+	enabled bool
 }
 
 // setupFlags are tried in order until the kernel accepts one: the first
 // needs Linux 5.19, the second any kernel with io_uring. With SQPOLL the
-// kernel refuses COOP_TASKRUN (its thread posts the completions).
+// kernel refuses COOP_TASKRUN (its thread posts the completions). A ring
+// with Defer or TaskrunFlag takes the first, plus their flags, or none.
 var (
 	setupFlags = []uint32{
 		setupCQSize | setupClamp | setupSubmitAll | setupCoopTaskrun,
@@ -63,11 +75,37 @@ var (
 	}
 )
 
+// settingFlags are the io_uring_setup flags of the settings in s. Defer
+// starts the ring disabled, so that its one issuer is the thread that
+// enables it (enable), not the one that made it.
+func settingFlags(s Settings) uint32 {
+	var f uint32
+	if s&Defer != 0 {
+		f |= setupSingleIssuer | setupDeferTaskrun | setupRDisabled
+	}
+	if s&TaskrunFlag != 0 {
+		f |= setupTaskrunFlag
+	}
+	return f
+}
+
+// setupCall is io_uring_setup; tests replace it to play a kernel that
+// lacks a flag.
+var setupCall = setup
+
+// registerCall is io_uring_register; tests replace it likewise.
+var registerCall = func(fd int, opcode uintptr, arg unsafe.Pointer, nr uintptr) unix.Errno {
+	_, _, e := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(fd), opcode, uintptr(arg), nr, 0, 0)
+	return e
+}
+
 // newRing makes a ring with at least sqEntries submission slots and
 // cqEntries completion slots (the kernel rounds both up to powers of two
 // and clamps them to its maximum) and maps its memory; with sqpoll, a
-// kernel thread of this process consumes its submission queue.
-func newRing(sqEntries, cqEntries uint32, sqpoll bool) (*ring, error) {
+// kernel thread of this process consumes its submission queue. The setup
+// flags of s (Defer, TaskrunFlag) are asked for as they are: a kernel that
+// refuses one fails with an *errKernel naming it.
+func newRing(sqEntries, cqEntries uint32, sqpoll bool, s Settings) (*ring, error) {
 	var p params
 	var fd int
 	var errno unix.Errno
@@ -75,23 +113,49 @@ func newRing(sqEntries, cqEntries uint32, sqpoll bool) (*ring, error) {
 	if sqpoll {
 		tries = sqpollFlags
 	}
+	extra := settingFlags(s)
+	if extra != 0 {
+		tries = tries[:1]
+	}
 	for _, flags := range tries {
-		p = params{flags: flags, cqEntries: cqEntries}
-		fd, errno = setup(sqEntries, &p)
+		p = params{flags: flags | extra, cqEntries: cqEntries}
+		fd, errno = setupCall(sqEntries, &p)
 		if errno != unix.EINVAL {
 			break
 		}
 	}
+	if errno == unix.EINVAL && extra != 0 {
+		return nil, refusedFlag(sqEntries, tries[0], s)
+	}
 	if errno != 0 {
 		return nil, setupError(sqEntries, errno)
 	}
-	r := &ring{fd: fd, features: p.features, sqpoll: sqpoll}
+	r := &ring{fd: fd, features: p.features, sqpoll: sqpoll, regIndex: -1, taskrunFlag: s&TaskrunFlag != 0}
 	if err := r.mapRings(&p); err != nil {
 		r.close()
 		return nil, err
 	}
 	r.arg.ts = uint64(uintptr(unsafe.Pointer(&r.ts)))
 	return r, nil
+}
+
+// refusedFlag names the setting whose flags the kernel refused: the first
+// whose flags, alone beside the base ones, it refuses again.
+func refusedFlag(entries, baseFlags uint32, s Settings) error {
+	for _, bit := range []Settings{Defer, TaskrunFlag} {
+		if s&bit == 0 {
+			continue
+		}
+		p := params{flags: baseFlags | settingFlags(bit), cqEntries: 2 * entries}
+		fd, e := setupCall(entries, &p)
+		if e == 0 {
+			unix.Close(fd)
+			continue
+		}
+		return &errKernel{settingOf(bit), fmt.Errorf("io_uring_setup: %w", e)}
+	}
+	// Each alone is accepted, not both: name the pair.
+	return &errKernel{settingOf(Defer), fmt.Errorf("io_uring_setup with IORING_SETUP_TASKRUN_FLAG: %w", unix.EINVAL)}
 }
 
 func setup(entries uint32, p *params) (int, unix.Errno) {
@@ -153,19 +217,28 @@ func (r *ring) mmap(offset int64, size int) ([]byte, error) {
 // word points at the 32-bit field at off in a ring mapping.
 func word(mem []byte, off uint32) *uint32 { return (*uint32)(unsafe.Pointer(&mem[off])) }
 
+// cqReady says whether the CQ ring holds completions not reaped yet.
+func (r *ring) cqReady() bool { return atomic.LoadUint32(r.cqTail) != atomic.LoadUint32(r.cqHead) }
+
 // pending is how many queued entries the kernel has not consumed yet.
 func (r *ring) pending() uint32 { return r.tail - atomic.LoadUint32(r.sqHead) }
 
 // slot returns the next free submission entry, zeroed, submitting what is
-// queued first if the queue is full. The caller fills it and calls push.
+// queued first if the queue is full. The caller fills it and calls push,
+// or hold.
 func (r *ring) slot() (*sqe, error) {
-	if err := r.submit(r.sqEntries - 1); err != nil {
+	if err := r.submit(r.sqEntries - 1 - r.held); err != nil {
 		return nil, err
 	}
-	s := &r.sqes[r.tail&r.sqMask]
+	s := &r.sqes[(r.tail+r.held)&r.sqMask]
 	*s = sqe{}
 	return s, nil
 }
+
+// hold keeps the entry slot returned for the next push to publish with its
+// own: a linked pair reaches the kernel in one piece, so that an SQPOLL
+// thread never takes the first without the second.
+func (r *ring) hold() { r.held++ }
 
 // submit hands queued entries to the kernel, without waiting for any
 // completion, until at most left remain queued. With SQPOLL the kernel's
@@ -173,11 +246,11 @@ func (r *ring) slot() (*sqe, error) {
 // waits for it to make room when the queue is full.
 func (r *ring) submit(left uint32) error {
 	if r.sqpoll {
-		for r.pending() == r.sqEntries || r.pending() > left && r.sleeping() {
+		for r.pending()+r.held >= r.sqEntries || r.pending() > left && r.sleeping() {
 			if _, e := r.enter(0, false, 0); e != 0 && e != unix.EINTR {
 				return fmt.Errorf("io_uring_enter (wake the SQ thread, %d queued): %w", r.pending(), e)
 			}
-			if r.pending() < r.sqEntries {
+			if r.pending()+r.held < r.sqEntries {
 				break
 			}
 		}
@@ -198,7 +271,8 @@ func (r *ring) submit(left uint32) error {
 // push publishes the entry slot returned: the kernel sees it at the next
 // io_uring_enter.
 func (r *ring) push() {
-	r.tail++
+	r.tail += r.held + 1
+	r.held = 0
 	atomic.StoreUint32(r.sqTail, r.tail)
 }
 
@@ -235,9 +309,55 @@ func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int,
 			argp, argsz = uintptr(unsafe.Pointer(&r.arg)), unsafe.Sizeof(r.arg)
 		}
 	}
+	fd := uintptr(r.fd)
+	if r.regIndex >= 0 {
+		fd = uintptr(r.regIndex)
+		flags |= enterRegisteredRing
+	}
 	r.enters++
-	n, _, e := syscall.RawSyscall6(unix.SYS_IO_URING_ENTER, uintptr(r.fd), uintptr(r.pending()), uintptr(minComplete), flags, argp, argsz)
+	n, _, e := syscall.RawSyscall6(unix.SYS_IO_URING_ENTER, fd, uintptr(r.pending()), uintptr(minComplete), flags, argp, argsz)
 	return int(n), e
+}
+
+// taskWork says whether the kernel has flagged completions waiting as
+// task work (TaskrunFlag), which an io_uring_enter with GETEVENTS runs.
+func (r *ring) taskWork() bool {
+	return atomic.LoadUint32(r.sqFlags)&sqTaskrun != 0
+}
+
+// enable starts a ring set up disabled (Defer): the calling thread
+// becomes its one issuer.
+func (r *ring) enable() error {
+	if e := r.register(registerEnable, nil, 0); e != 0 {
+		return fmt.Errorf("io_uring_register enable rings: %w", e)
+	}
+	return nil
+}
+
+// registerRing registers the ring's descriptor for the calling thread
+// (RegRing): from then on, io_uring_enter on this thread names the ring by
+// its index. It must be undone by unregisterRing on the same thread, or
+// the thread's reference keeps the ring, and what it holds, alive.
+func (r *ring) registerRing() error {
+	u := rsrcUpdate{offset: ^uint32(0), data: uint64(r.fd)}
+	if e := r.register(registerRingFDs, unsafe.Pointer(&u), 1); e != 0 {
+		return &errKernel{settingOf(RegRing), fmt.Errorf("io_uring_register ring fds: %w", e)}
+	}
+	r.regIndex = int(u.offset)
+	return nil
+}
+
+// unregisterRing undoes registerRing, on the thread that made it.
+func (r *ring) unregisterRing() error {
+	if r.regIndex < 0 {
+		return nil
+	}
+	u := rsrcUpdate{offset: uint32(r.regIndex)}
+	r.regIndex = -1
+	if e := r.register(unregisterRing, unsafe.Pointer(&u), 1); e != 0 {
+		return fmt.Errorf("io_uring_register unregister ring fd: %w", e)
+	}
+	return nil
 }
 
 // sleeping says whether the SQ thread (sqpoll) has gone to sleep and needs
@@ -248,8 +368,7 @@ func (r *ring) sleeping() bool {
 
 // register is io_uring_register(2): opcode with nr arguments at arg.
 func (r *ring) register(opcode uintptr, arg unsafe.Pointer, nr uintptr) unix.Errno {
-	_, _, e := unix.Syscall6(unix.SYS_IO_URING_REGISTER, uintptr(r.fd), opcode, uintptr(arg), nr, 0, 0)
-	return e
+	return registerCall(r.fd, opcode, arg, nr)
 }
 
 // supports asks the kernel (IORING_REGISTER_PROBE, Linux 5.6) whether it

@@ -31,9 +31,11 @@ const readSize = 1024
 // waits for the next completions. It is a pipebench.Driver that reads on
 // the reader thread: the harness arms it there (Arm) and calls Drive there.
 type rwBackend struct {
-	ring  *ring
-	multi bool
-	bufs  *bufRing // multishot: the buffers the kernel reads into
+	ring     *ring
+	multi    bool
+	settings Settings
+	files    fixedFiles
+	bufs     *bufRing // multishot: the buffers the kernel reads into
 	// own are the plain reads' buffers, readSize bytes each, by tag; one
 	// never moves once a read may be in the kernel with its address (a
 	// tag added past Options.Pipes gets a buffer of its own).
@@ -72,22 +74,22 @@ var errNoRead = fmt.Errorf("io_uring on this kernel lacks IORING_OP_READ and IOR
 
 // rwOpener returns the Open function of a variant: multishot reads or
 // plain ones, the submission queue consumed by a kernel thread (sqpoll)
-// or by io_uring_enter.
-func rwOpener(multi, sqpoll bool) func(pipebench.Options) (pipebench.Backend, error) {
-	return func(o pipebench.Options) (pipebench.Backend, error) { return openRW(o, multi, sqpoll) }
+// or by io_uring_enter, with settings s.
+func rwOpener(multi, sqpoll bool, s Settings) func(pipebench.Options) (pipebench.Backend, error) {
+	return func(o pipebench.Options) (pipebench.Backend, error) { return openRW(o, multi, sqpoll, s) }
 }
 
-func openRW(o pipebench.Options, multi, sqpoll bool) (pipebench.Backend, error) {
+func openRW(o pipebench.Options, multi, sqpoll bool, s Settings) (pipebench.Backend, error) {
 	if o.Pipes < 0 || o.MaxFD < 0 {
 		return nil, fmt.Errorf("io_uring: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
 	}
 	sq := uint32(min(max(o.Pipes, minSQ), maxSQ))
 	cq := uint32(min(4*int(sq), maxCQ))
-	r, err := newRing(sq, cq, sqpoll)
+	r, err := newRing(sq, cq, sqpoll, s)
 	if err != nil {
 		return nil, err
 	}
-	b := &rwBackend{ring: r, multi: multi, registry: newRegistry(o.Pipes, o.MaxFD)}
+	b := &rwBackend{ring: r, multi: multi, settings: s, registry: newRegistry(o.Pipes, o.MaxFD)}
 	if err := b.check(); err != nil {
 		r.close()
 		return nil, err
@@ -154,27 +156,39 @@ func (b *rwBackend) Remove(fd int, tag int32) error {
 			return fmt.Errorf("io_uring remove fd %d: %w", fd, err)
 		}
 	}
+	if err := b.files.drop(b.ring, int32(fd)); err != nil {
+		return fmt.Errorf("io_uring remove fd %d: %w", fd, err)
+	}
 	b.forget(fd, tag)
 	return nil
 }
 
 // Arm queues a read for every registration and submits them all from the
-// calling thread, the reader thread (pipebench.Armer).
+// calling thread, the reader thread (pipebench.Armer). With Defer it first
+// enables the ring, which makes this thread its one issuer; with Fixed it
+// registers the read ends as the ring's files.
 func (b *rwBackend) Arm() error {
+	if err := armSettings(b.ring, &b.files, &b.registry, b.settings); err != nil {
+		return err
+	}
 	return b.armAll(b.ring, b)
 }
 
 // arm queues tag's read: multishot into the buffer ring, or a plain read
 // into the tag's own buffer.
 func (b *rwBackend) arm(tag int32) error {
+	r := &b.regs[tag]
+	fd, fixed, err := b.files.use(b.ring, r.fd)
+	if err != nil {
+		return err
+	}
 	s, err := b.ring.slot()
 	if err != nil {
 		return err
 	}
-	r := &b.regs[tag]
-	s.fd, s.off, s.userData = r.fd, ^uint64(0), userData(tag, r.gen) // offset -1: the pipe's own position
+	s.fd, s.flags, s.off, s.userData = fd, fixed, ^uint64(0), userData(tag, r.gen) // offset -1: the pipe's own position
 	if b.multi {
-		s.opcode, s.flags, s.bufIndex = opReadMultishot, sqeBufferSelect, b.bufs.group
+		s.opcode, s.flags, s.bufIndex = opReadMultishot, s.flags|sqeBufferSelect, b.bufs.group
 	} else {
 		s.opcode, s.addr, s.len = opRead, uint64(uintptr(unsafe.Pointer(&b.own[tag][0]))), readSize
 	}
@@ -200,9 +214,10 @@ var errRWWait = errors.New("uring-rw does its own reads: the harness drives it (
 // Wait is never called by the harness, which drives this backend.
 func (b *rwBackend) Wait([]int32, time.Duration) (int, error) { return 0, errRWWait }
 
-// CtlCalls counts the read requests armed and cancelled: entries queued
-// for io_uring_enter, not system calls (pipebench.RingQueued).
-func (b *rwBackend) CtlCalls() uint64 { return b.ctl.Load() }
+// CtlCalls counts the read requests armed and cancelled and the registered
+// file slots set: entries queued for io_uring_enter, not system calls
+// (pipebench.RingQueued).
+func (b *rwBackend) CtlCalls() uint64 { return b.ctl.Load() + b.files.updates.Load() }
 
 func (b *rwBackend) WaitSyscalls() uint64 { return b.ring.enters }
 

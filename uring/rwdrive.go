@@ -29,8 +29,20 @@ func (b *rwBackend) Drive(d *pipebench.Drive) error {
 	for i := range b.free {
 		b.free[i] = uint32(maxWrites - 1 - i)
 	}
-	err := b.loop(d, w)
+	var err error
+	if b.settings&RegRing != 0 {
+		// Registered for this thread only, and undone on it before Drive
+		// returns: the thread goes back to the runtime's pool after the
+		// run, and its reference would keep the ring alive.
+		err = b.ring.registerRing()
+	}
+	if err == nil {
+		err = b.loop(d, w)
+	}
 	if e := b.finish(d, w); err == nil {
+		err = e
+	}
+	if e := b.ring.unregisterRing(); err == nil {
 		err = e
 	}
 	return err
@@ -65,8 +77,12 @@ func (b *rwBackend) loop(d *pipebench.Drive, w *pipebench.Worker) error {
 				}
 				continue
 			}
-			if rg.pending() == 0 {
-				continue // more may have come in; look before waiting
+			// Nothing to hand over: look at the ring again before
+			// waiting, since more may have come in; with TASKRUN_FLAG
+			// only when it holds some (flagged task work needs the wait's
+			// GETEVENTS).
+			if rg.pending() == 0 && (!rg.taskrunFlag || rg.cqReady()) {
+				continue
 			}
 		}
 		// Wait for the completions of the writes handed over now (a write
@@ -106,6 +122,8 @@ func (b *rwBackend) reap(w *pipebench.Worker) (int, error) {
 			if ok {
 				writes++
 			}
+		case kindFiles:
+			err = updated(&c)
 		}
 	}
 	atomic.StoreUint32(rg.cqHead, head)
@@ -211,13 +229,21 @@ func (b *rwBackend) queueWrite(dest, fd int32, p []byte) error {
 	b.inUse[slot] = true
 	copy(b.slots[slot][:], p)
 	b.lens[slot], b.dest[slot] = uint8(len(p)), dest
+	fd, fixed, err := b.files.use(b.ring, fd)
+	if err != nil {
+		return err
+	}
 	s, err := b.ring.slot()
 	if err != nil {
 		return err
 	}
-	s.opcode, s.fd, s.off, s.userData = opWrite, fd, ^uint64(0), kindWrite<<kindShift|uint64(slot)
+	s.opcode, s.flags, s.fd, s.off, s.userData = opWrite, fixed, fd, ^uint64(0), kindWrite<<kindShift|uint64(slot)
 	s.addr, s.len = uint64(uintptr(unsafe.Pointer(&b.slots[slot][0]))), uint32(len(p))
 	b.ring.push()
+	if b.settings&Batch == 0 && !b.ring.sqpoll {
+		// One io_uring_enter per write, to measure what batching saves.
+		return b.ring.submit(0)
+	}
 	b.queued++
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 // EPERM, a kernel too old); any other error is the caller's to fail on.
 func openOrSkip(t *testing.T, o pipebench.Options, multi bool) (pipebench.Backend, error) {
 	t.Helper()
-	be, err := open(o, multi)
+	be, err := open(o, multi, pollSettings)
 	pipebenchtest.SkipIfRefused(t, err)
 	return be, err
 }

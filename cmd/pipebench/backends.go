@@ -34,14 +34,19 @@ func backendNames() string {
 	for _, b := range backends {
 		names = append(names, b.Name)
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, ", ") + " (an io_uring name takes suffixes that turn its settings off: " + uring.VariantHelp() + ")"
 }
 
+// findBackend returns the factory a -b name names: one of the table's, or
+// an io_uring backend with some of its settings off (uring.Variant).
 func findBackend(name string) (*pipebench.Factory, error) {
 	for _, b := range backends {
 		if b.Name == name {
 			return b, nil
 		}
+	}
+	if f, ok, err := uring.Variant(name); ok {
+		return f, err
 	}
 	return nil, fmt.Errorf("unknown backend %q: want one of %s", name, backendNames())
 }
