@@ -42,7 +42,7 @@ var Factory = pipebench.Factory{
 	Summary:  "io_uring multishot poll (IORING_POLL_ADD_MULTI, Linux 5.13), re-armed when the kernel ends it",
 	Features: pipebench.EdgeTriggered | pipebench.RingQueued,
 	FDs:      1,
-	Check:    checker("uring", pollSettings, false),
+	Check:    checker("uring", pollSettings, "uring", pollSettings, false),
 	Open:     opener(true, pollSettings),
 }
 
@@ -54,7 +54,7 @@ var OneShotFactory = pipebench.Factory{
 	Summary:  "io_uring single-shot poll (IORING_OP_POLL_ADD), re-armed by the next wait",
 	Features: pipebench.OneShot | pipebench.RingQueued,
 	FDs:      1,
-	Check:    checker("uring-oneshot", pollSettings, false),
+	Check:    checker("uring-oneshot", pollSettings, "uring-oneshot", pollSettings, false),
 	Open:     opener(false, pollSettings),
 }
 
@@ -65,7 +65,7 @@ var RWFactory = pipebench.Factory{
 	Summary:  "io_uring does the I/O: multishot reads into provided buffers (Linux 6.7), writes queued, one io_uring_enter per batch",
 	Features: pipebench.NoWaitCall | pipebench.RingQueued,
 	FDs:      1,
-	Check:    checker("uring-rw", rwSettings, false),
+	Check:    checker("uring-rw", rwSettings, "uring-rw", rwSettings, false),
 	Open:     rwOpener(true, false, rwSettings),
 }
 
@@ -76,7 +76,7 @@ var RWOneShotFactory = pipebench.Factory{
 	Summary:  "io_uring does the I/O: plain reads re-armed after each completion (Linux 5.6), writes queued",
 	Features: pipebench.NoWaitCall | pipebench.RingQueued,
 	FDs:      1,
-	Check:    checker("uring-rw-oneshot", rwSettings, false),
+	Check:    checker("uring-rw-oneshot", rwSettings, "uring-rw-oneshot", rwSettings, false),
 	Open:     rwOpener(false, false, rwSettings),
 }
 
@@ -88,14 +88,14 @@ var RWSQPollFactory = pipebench.Factory{
 	Summary:  "uring-rw with IORING_SETUP_SQPOLL: a kernel thread of the process submits, no system call to submit",
 	Features: pipebench.NoWaitCall | pipebench.RingQueued,
 	FDs:      1,
-	Check:    checker("uring-rw-sqpoll", sqpollSettings, true),
+	Check:    checker("uring-rw-sqpoll", sqpollSettings, "uring-rw-sqpoll", sqpollSettings, true),
 	Open:     rwOpener(true, true, sqpollSettings),
 }
 
 // checker is the Check of a factory with settings s: it refuses, before
 // any pipe is made, a setting the kernel lacks.
-func checker(name string, s Settings, sqpoll bool) func(*pipebench.Config) error {
-	return func(*pipebench.Config) error { return checkSettings(name, s, sqpoll) }
+func checker(baseName string, applies Settings, name string, s Settings, sqpoll bool) func(*pipebench.Config) error {
+	return func(*pipebench.Config) error { return checkSettings(name, s, sqpoll, baseName, applies) }
 }
 
 // PollFactories are the poll variants; RWFactories those that do the I/O.

@@ -128,7 +128,8 @@ func TestRWStopTheWorld(t *testing.T) {
 // ones. uring-rw-sqpoll runs the same loop (only the ring's submission
 // differs, a load of its flags) and is left out for the same reason.
 func TestRWDriveAllocatesNothing(t *testing.T) {
-	for _, f := range []pipebench.Factory{RWFactory, RWOneShotFactory} {
+	bare, _, _ := Variant("uring-rw-nofixed-nodefer-noregring-notaskrunflag-nobatch")
+	for _, f := range []pipebench.Factory{RWFactory, RWOneShotFactory, *bare} {
 		t.Run(f.Name, func(t *testing.T) {
 			var m0, m1 runtime.MemStats
 			res, err := pipebench.Run(pipebench.Config{

@@ -191,7 +191,7 @@ func (b *base) withSettings(name string, s Settings) *pipebench.Factory {
 	} else {
 		f.Open = func(o pipebench.Options) (pipebench.Backend, error) { return openRW(o, b.multi, b.sqpoll, s) }
 	}
-	f.Check = func(*pipebench.Config) error { return checkSettings(name, s, b.sqpoll) }
+	f.Check = checker(b.f.Name, b.applies, name, s, b.sqpoll)
 	return &f
 }
 
@@ -209,8 +209,19 @@ func (e *errKernel) Unwrap() []error { return []error{e.err, errors.ErrUnsupport
 
 // refusal is the one line with which a variant refuses a setting the
 // kernel lacks, naming the variant without it.
-func refusal(name string, k *errKernel) *pipebench.ConfigError {
-	return pipebench.ConfigErrorf("{Backend} %s: %v: use -b %s-no%s", name, k, name, k.s.word)
+func refusal(name string, k *errKernel, baseName string, applies, on Settings) *pipebench.ConfigError {
+	return pipebench.ConfigErrorf("{Backend} %s: %v: use -b %s", name, k, variantName(baseName, applies, on&^k.s.bit))
+}
+
+// variantName is the name of base with settings on, of those that apply.
+func variantName(baseName string, applies, on Settings) string {
+	name := baseName
+	for _, x := range settingList {
+		if applies&x.bit != 0 && on&x.bit == 0 {
+			name += "-no" + x.word
+		}
+	}
+	return name
 }
 
 // probed caches the kernel's answer for each set of settings: asked once
@@ -225,7 +236,7 @@ type probeKey struct {
 // checkSettings refuses, before any pipe is made, a setting this kernel
 // lacks (Factory.Check). A kernel or a filter that refuses io_uring
 // altogether is left for Open to explain.
-func checkSettings(name string, s Settings, sqpoll bool) error {
+func checkSettings(name string, s Settings, sqpoll bool, baseName string, applies Settings) error {
 	key := probeKey{s, sqpoll}
 	v, hit := probed.Load(key)
 	if !hit {
@@ -233,7 +244,7 @@ func checkSettings(name string, s Settings, sqpoll bool) error {
 	}
 	var k *errKernel
 	if err, _ := v.(error); errors.As(err, &k) {
-		return refusal(name, k)
+		return refusal(name, k, baseName, applies, s)
 	}
 	return nil
 }
