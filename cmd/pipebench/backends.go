@@ -34,7 +34,7 @@ func backendNames() string {
 	for _, b := range backends {
 		names = append(names, b.Name)
 	}
-	return strings.Join(names, ", ") + " (an io_uring name takes suffixes that turn its settings off: " + uring.VariantHelp() + ")"
+	return strings.Join(names, ", ")
 }
 
 // findBackend returns the factory a -b name names: one of the table's, or
@@ -47,6 +47,9 @@ func findBackend(name string) (*pipebench.Factory, error) {
 	}
 	if f, ok, err := uring.Variant(name); ok {
 		return f, err
+	}
+	if strings.HasPrefix(name, "uring") {
+		return nil, fmt.Errorf("unknown backend %q: want one of %s, or an io_uring one with suffixes that turn settings off: %s", name, backendNames(), uring.VariantHelp())
 	}
 	return nil, fmt.Errorf("unknown backend %q: want one of %s", name, backendNames())
 }
