@@ -57,10 +57,10 @@ type ConfigRows struct {
 // Row is one metric of one configuration: each column's summary, and the
 // change of each column after the first against the first.
 type Row struct {
-	Metric    string              `json:"metric"`
-	Direction string              `json:"direction"`
-	Summaries []compare.Summary   `json:"summaries"`
-	Changes   []compare.Change    `json:"changes,omitempty"`
+	Metric    string            `json:"metric"`
+	Direction string            `json:"direction"`
+	Summaries []compare.Summary `json:"summaries"`
+	Changes   []compare.Change  `json:"changes,omitempty"`
 	dir       compare.Direction
 }
 
@@ -291,7 +291,9 @@ func (c *Comparison) differences(records []*Loaded) {
 		{"smt", env(func(e *envinfo.Environment) string { return e.SMT }), false},
 		{"numa nodes", env(func(e *envinfo.Environment) string { return fmt.Sprint(e.NUMANodes) }), false},
 		{"hypervisor", env(func(e *envinfo.Environment) string { return e.Hypervisor }), false},
-		{"cpufreq", env(func(e *envinfo.Environment) string { return strings.TrimSpace(e.CPUFreqDriver + " " + e.CPUFreqGovernor) }), false},
+		{"cpufreq", env(func(e *envinfo.Environment) string {
+			return strings.TrimSpace(e.CPUFreqDriver + " " + e.CPUFreqGovernor)
+		}), false},
 		{"clock source", env(func(e *envinfo.Environment) string { return e.ClockSource }), false},
 		{"mitigations", env(func(e *envinfo.Environment) string { return e.MitigationSummary() }), false},
 		{"go", env(func(e *envinfo.Environment) string { return e.GoVersion }), false},
