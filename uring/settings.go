@@ -3,6 +3,7 @@ package uring
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"unsafe"
@@ -254,6 +255,11 @@ func checkSettings(name string, s Settings, sqpoll bool, baseName string, applie
 // an *errKernel (EINVAL is how io_uring says it lacks a flag or an
 // opcode), or nil.
 func probeSettings(s Settings, sqpoll bool) error {
+	// One thread throughout: with Defer only the thread that enabled the
+	// ring may register on it, and a registered ring descriptor belongs to
+	// the thread that registered it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	r, err := newRing(8, 16, sqpoll, s&^RegRing&^Fixed)
 	if err != nil {
 		var k *errKernel
