@@ -81,7 +81,7 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 		Points      []pointJSON   `json:"points"`
 		Sides       []herdJSON    `json:"sides"`
 		Repetitions []timeoutJSON `json:"repetitions"`
-		Grid   struct {
+		Grid        struct {
 			Backends []string `json:"backends"`
 		} `json:"grid"`
 	}
