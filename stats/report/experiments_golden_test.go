@@ -1,0 +1,86 @@
+package report_test
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/pipebench/pipebench/experiment/herd"
+	"github.com/pipebench/pipebench/experiment/seeds"
+	"github.com/pipebench/pipebench/experiment/timeout"
+	"github.com/pipebench/pipebench/internal/envinfo"
+	"github.com/pipebench/pipebench/internal/golden"
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats/report"
+)
+
+// goldenEnv is a machine of fixed facts, so that the machine line is the
+// same everywhere.
+var goldenEnv = envinfo.Environment{Kernel: "6.18.0", CPUModel: "Test CPU", Cores: 2, GoVersion: "go1.26", GOMAXPROCS: 2,
+	FDSoft: 20000, FDHard: 20000, ClockSource: "tsc"}
+
+// herdSetting is a hand-made herd setting: k scales its counts, so that two
+// settings (or two repetitions) differ by known factors.
+func herdSetting(exclusive bool, k uint64) herd.Setting {
+	tokens := 1000 * k
+	return herd.Setting{
+		Setup: herd.Setup{Exclusive: exclusive, Waiters: 4, Pipes: 8, InFlight: 1, GOMAXPROCS: 7, Took: 3 * time.Millisecond},
+		Intervals: []herd.Interval{
+			{Exclusive: exclusive, Index: 1, Seconds: 0.5, EventsPerSec: float64(900 * k)},
+			{Exclusive: exclusive, Index: 2, Seconds: 0.5, EventsPerSec: float64(1000 * k)},
+			{Exclusive: exclusive, Index: 3, Seconds: 0.5, EventsPerSec: float64(1100 * k)},
+		},
+		Elapsed: 1500 * time.Millisecond,
+		Window:  herd.Counts{Tokens: tokens},
+		Totals:  herd.Counts{Tokens: tokens, Returns: 2 * tokens / k, WastedReturns: tokens / k, WastedReads: tokens / (2 * k), Timeouts: 3},
+		Waiters: []herd.Waiter{{Counts: herd.Counts{Tokens: tokens / 4}}, {Counts: herd.Counts{Tokens: tokens / 2}},
+			{Counts: herd.Counts{Tokens: tokens / 8}}, {Counts: herd.Counts{Tokens: tokens / 8}}},
+		WaiterUsage: pipebench.Usage{System: time.Duration(k) * time.Millisecond, User: time.Duration(k) * 100 * time.Microsecond, Voluntary: int64(4*tokens/k + 3)},
+		Writer:      pipebench.Usage{System: 2 * time.Millisecond},
+		Tokens:      pipebench.Tokens{Sent: tokens + 1, Received: tokens, Drained: 1},
+	}
+}
+
+// TestHerdTextGolden: the herd's table from known settings, one
+// repetition: the output every herd printed before -count.
+func TestHerdTextGolden(t *testing.T) {
+	res := &herd.Result{Settings: []herd.Setting{herdSetting(false, 1), herdSetting(true, 3)}}
+	d := report.NewHerdDoc(report.Record{Environment: goldenEnv}, herd.Config{Waiters: 4, Pipes: 8, InFlight: 1, Duration: 1500 * time.Millisecond}, 1, res)
+	var b bytes.Buffer
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "herd.text", b.Bytes())
+}
+
+// timeoutPoint is a hand-made point whose figures grow with k.
+func timeoutPoint(m timeout.Mechanism, req time.Duration, k time.Duration) timeout.Point {
+	return timeout.Point{Mechanism: m, Requested: req, Samples: 10, Min: k * time.Microsecond, P50: 2 * k * time.Microsecond,
+		P99: 5 * k * time.Microsecond, Max: 9 * k * time.Microsecond, Mean: 3 * k * time.Microsecond}
+}
+
+// TestTimeoutTextGolden: the timeout table from known points, one
+// repetition.
+func TestTimeoutTextGolden(t *testing.T) {
+	res := &timeout.Result{Samples: 10, TimerSlack: 50 * time.Microsecond, Elapsed: 2 * time.Second, Points: []timeout.Point{
+		timeoutPoint(timeout.EpollWait, 50*time.Microsecond, 100), timeoutPoint(timeout.EpollWait, time.Millisecond, 10),
+		timeoutPoint(timeout.Timerfd, 50*time.Microsecond, 1), timeoutPoint(timeout.Timerfd, time.Millisecond, 2),
+	}}
+	res.Points[1].Interrupted = 2
+	var b bytes.Buffer
+	if err := report.NewTimeoutDoc(report.Record{Environment: goldenEnv}, res).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "timeout.text", b.Bytes())
+}
+
+// TestSeedsTextGolden: the seeds' table from the synthetic rows, one run
+// per step.
+func TestSeedsTextGolden(t *testing.T) {
+	res := &seeds.Result{Plan: seeds.Quick, Rows: seedRows(), Failures: []string{"003 churn epoll: writer died"}, Elapsed: 80 * time.Second}
+	var b bytes.Buffer
+	if err := report.NewSeedsDoc(report.Record{Environment: goldenEnv}, res).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "seeds.text", b.Bytes())
+}
