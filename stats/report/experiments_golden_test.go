@@ -2,6 +2,8 @@ package report_test
 
 import (
 	"bytes"
+	"encoding/csv"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -83,4 +85,67 @@ func TestSeedsTextGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, "seeds.text", b.Bytes())
+}
+
+// TestHerdRounds: three rounds of known repetitions: the table shows each
+// setting's medians (off's from k = 1, 2, 4: median 2; on's from 3, 6,
+// 9: median 6), the ratios are of the medians, the JSON keeps all six
+// repetitions and the medians with the runs they rest on.
+func TestHerdRounds(t *testing.T) {
+	rep := func(ex bool, k uint64, round int) herd.Setting {
+		s := herdSetting(ex, k)
+		s.Setup.Round = round
+		return s
+	}
+	res := &herd.Result{Rounds: 3, Settings: []herd.Setting{rep(false, 1, 1), rep(true, 9, 1), rep(true, 3, 2), rep(false, 4, 2), rep(false, 2, 3), rep(true, 6, 3)}}
+	cfg := herd.Config{Waiters: 4, Pipes: 8, InFlight: 1, Duration: 1500 * time.Millisecond, Rounds: 3}
+	d := report.NewHerdDoc(report.Record{Environment: goldenEnv}, cfg, 1, res)
+	if len(d.Medians) != 2 || d.Medians[0].Exclusive || !d.Medians[1].Exclusive || d.Medians[0].Runs != 3 || d.Medians[1].Runs != 3 {
+		t.Fatalf("medians %+v: want off then on, 3 runs each", d.Medians)
+	}
+	// herdSetting's evts/sec median is 1050k with warm-up 1; tokens/sec 667k.
+	if got := d.Medians[0].Figures.EventsPerSec.Median; got != 2100 {
+		t.Errorf("off's median evts/sec %v, want 2100", got)
+	}
+	if got := d.Medians[1].Figures.TokensPerSec; got != 4000 {
+		t.Errorf("on's median tokens/sec %v, want 4000", got)
+	}
+	if got := d.Ratios["evts_per_sec_median"]; got != 2100.0/6300 {
+		t.Errorf("evts/sec ratio %v, want the medians' 2100/6300", got)
+	}
+	var b bytes.Buffer
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "herd-rounds.text", b.Bytes())
+	var js bytes.Buffer
+	if err := report.WriteDoc(&js, "json", d); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Rounds int `json:"rounds"`
+		Sides  []struct {
+			Setup   struct{ Round int } `json:"setup"`
+			Figures map[string]any      `json:"figures"`
+		} `json:"sides"`
+		Medians []struct {
+			Exclusive bool           `json:"exclusive"`
+			Runs      int            `json:"runs"`
+			Figures   map[string]any `json:"figures"`
+		} `json:"medians"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Rounds != 3 || len(back.Sides) != 6 || len(back.Medians) != 2 || back.Sides[3].Setup.Round != 2 || back.Medians[1].Runs != 3 {
+		t.Errorf("JSON: rounds %d, %d sides, %d medians: %s", back.Rounds, len(back.Sides), len(back.Medians), js.Bytes())
+	}
+	var csvOut bytes.Buffer
+	if err := report.WriteDoc(&csvOut, "csv", d); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&csvOut).ReadAll()
+	if err != nil || len(rows) != 7 || rows[0][len(rows[0])-1] != "round" || rows[4][len(rows[4])-1] != "2" || rows[4][0] != "off" {
+		t.Errorf("CSV: want a header ending in round and six rows, the fourth off in round 2: %q (%v)", rows, err)
+	}
 }

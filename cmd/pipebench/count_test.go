@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestCountBadInput: -count out of 1..1000 or not a number is one line
+// naming -count and what it allows, exit 2, before any work, for every
+// subcommand that repeats.
+func TestCountBadInput(t *testing.T) {
+	for _, sub := range []string{"herd", "timeout", "seeds"} {
+		for _, v := range []string{"0", "1001", "x"} {
+			code, stdout, stderr := invoke(t, sub, "-count", v)
+			want := `pipebench: ` + sub + `: invalid value "` + v + `" for flag -count: want a whole number of rounds from 1 to 1000` + "\n"
+			if code != exitUsage || stdout != "" || stderr != want {
+				t.Errorf("%s -count %s: exit %d, stdout %q, stderr %q; want exit %d and %q", sub, v, code, stdout, stderr, exitUsage, want)
+			}
+		}
+	}
+}
+
+// TestHerdCount: -count 2 measures both settings twice, on, off in the
+// second round; the text says the rounds and shows the medians, the JSON
+// keeps the four repetitions and the medians, and records -count.
+func TestHerdCount(t *testing.T) {
+	args := "herd -waiters 2 -n 4 -d 100ms -i 50ms -count 2"
+	code, stdout, stderr := invoke(t, strings.Fields(args)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		`(?m)^herd: 2 waiter threads, 4 pipes, 1 tokens in flight, EPOLLEXCLUSIVE off, then on, 100ms each, 2 rounds `,
+		`(?m)^round 1/2: exclusive off: 2 waiters ready in .*\n(round 1/2: exclusive off: .*\n)*round 1/2: exclusive on: 2 waiters ready`,
+		`(?m)^round 2/2: exclusive on: 2 waiters ready in .*\n(round 2/2: exclusive on: .*\n)*round 2/2: exclusive off: 2 waiters ready`,
+		`(?m)^round 2/2: exclusive off: [0-9]+ evts/sec `,
+		`(?m)^EPOLLEXCLUSIVE +off +on +off/on$`,
+		`(?m)^medians of 2 rounds \(off 2 runs, on 2 runs\)`,
+		`(?m)^tokens, exclusive off: sent [0-9]+  received [0-9]+  drained [0-9]+  lost 0  \(2 runs, `,
+	} {
+		if !regexp.MustCompile(want).MatchString(stdout) {
+			t.Errorf("output does not match %s:\n%s", want, stdout)
+		}
+	}
+	code, stdout, stderr = invoke(t, strings.Fields(args+" -format json")...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "round 2/2: exclusive off: 2 waiters ready") {
+		t.Errorf("stderr does not say the round:\n%s", stderr)
+	}
+	var doc struct {
+		Flags  map[string]string `json:"flags"`
+		Rounds int               `json:"rounds"`
+		Sides  []struct {
+			Setup struct {
+				Exclusive bool `json:"exclusive"`
+				Round     int  `json:"round"`
+			} `json:"setup"`
+			Tokens struct{ Lost int64 } `json:"tokens"`
+		} `json:"sides"`
+		Medians []struct {
+			Exclusive bool `json:"exclusive"`
+			Runs      int  `json:"runs"`
+		} `json:"medians"`
+		Ratios map[string]float64 `json:"ratios_off_over_on"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if doc.Flags["count"] != "2" || doc.Rounds != 2 || len(doc.Sides) != 4 || len(doc.Medians) != 2 || doc.Medians[1].Runs != 2 {
+		t.Fatalf("JSON: count flag %q, rounds %d, %d sides, medians %+v; want 2, 2, 4, two of 2 runs", doc.Flags["count"], doc.Rounds, len(doc.Sides), doc.Medians)
+	}
+	for i, w := range []struct {
+		ex    bool
+		round int
+	}{{false, 1}, {true, 1}, {true, 2}, {false, 2}} {
+		if s := doc.Sides[i].Setup; s.Exclusive != w.ex || s.Round != w.round || doc.Sides[i].Tokens.Lost != 0 {
+			t.Errorf("side %d: %+v, want exclusive %v in round %d", i, s, w.ex, w.round)
+		}
+	}
+	if _, ok := doc.Ratios["tokens_per_sec"]; !ok {
+		t.Errorf("no ratio of the medians: %v", doc.Ratios)
+	}
+}
