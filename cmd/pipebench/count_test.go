@@ -85,3 +85,53 @@ func TestHerdCount(t *testing.T) {
 		t.Errorf("no ratio of the medians: %v", doc.Ratios)
 	}
 }
+
+// TestTimeoutCount: -count 2 measures every point twice, saying each
+// round on stderr; the JSON keeps both repetitions of every point and
+// records -count; the text says the table holds medians.
+func TestTimeoutCount(t *testing.T) {
+	base := "timeout -samples 2 -timeouts 50us,200us -mechanisms epoll_pwait2,epoll+timerfd -count 2 -format "
+	code, stdout, stderr := invoke(t, strings.Fields(base+"json")...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if stderr != "timeout: round 1/2\ntimeout: round 2/2\n" {
+		t.Errorf("stderr %q, want a line per round", stderr)
+	}
+	var doc struct {
+		Flags       map[string]string       `json:"flags"`
+		Rounds      int                     `json:"rounds"`
+		Points      []struct{ Samples int } `json:"points"`
+		Repetitions []struct {
+			Round  int `json:"round"`
+			Points []struct {
+				Mechanism string `json:"mechanism"`
+				Samples   int    `json:"samples"`
+				P50       int64  `json:"p50_ns"`
+			} `json:"points"`
+		} `json:"repetitions"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if doc.Flags["count"] != "2" || doc.Rounds != 2 || len(doc.Repetitions) != 2 || len(doc.Points) != 4 {
+		t.Fatalf("JSON: count flag %q, rounds %d, %d repetitions, %d points", doc.Flags["count"], doc.Rounds, len(doc.Repetitions), len(doc.Points))
+	}
+	for i, rep := range doc.Repetitions {
+		if rep.Round != i+1 || len(rep.Points) != 4 || rep.Points[2].Mechanism != "epoll+timerfd" || rep.Points[0].Samples != 2 {
+			t.Errorf("repetition %d: %+v", i, rep)
+		}
+	}
+	if doc.Points[0].Samples != 4 {
+		t.Errorf("the medians rest on %d samples, want both repetitions' 4", doc.Points[0].Samples)
+	}
+	code, stdout, stderr = invoke(t, strings.Fields(base+"text")...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{`(?m)^timeout: 2 mechanisms x 2 timeouts, 2 samples each, 2 rounds$`, `(?m)^--- overshoot .*, medians of 2 repetitions of 2 samples per point,`} {
+		if !regexp.MustCompile(want).MatchString(stdout) {
+			t.Errorf("output does not match %s:\n%s", want, stdout)
+		}
+	}
+}

@@ -149,3 +149,28 @@ func TestHerdRounds(t *testing.T) {
 		t.Errorf("CSV: want a header ending in round and six rows, the fourth off in round 2: %q (%v)", rows, err)
 	}
 }
+
+// TestTimeoutRounds: two repetitions of known points: the table shows
+// their medians and says so; the CSV has a row per repetition and point.
+func TestTimeoutRounds(t *testing.T) {
+	reps := []timeout.Repetition{
+		{Round: 1, Points: []timeout.Point{timeoutPoint(timeout.EpollWait, time.Millisecond, 10), timeoutPoint(timeout.Timerfd, time.Millisecond, 1)}},
+		{Round: 2, Points: []timeout.Point{timeoutPoint(timeout.EpollWait, time.Millisecond, 30), timeoutPoint(timeout.Timerfd, time.Millisecond, 3)}},
+	}
+	res := &timeout.Result{Samples: 10, TimerSlack: 50 * time.Microsecond, Elapsed: 2 * time.Second, Rounds: 2, Repetitions: reps,
+		Points: timeout.MedianPoints(reps)}
+	d := report.NewTimeoutDoc(report.Record{Environment: goldenEnv}, res)
+	var b bytes.Buffer
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "timeout-rounds.text", b.Bytes())
+	var c bytes.Buffer
+	if err := d.WriteCSV(&c); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&c).ReadAll()
+	if err != nil || len(rows) != 5 || rows[0][10] != "round" || rows[3][0] != "epoll_wait" || rows[3][5] != "60000" || rows[3][10] != "2" {
+		t.Errorf("CSV: want a header ending in round, four rows, the third epoll_wait in round 2 with p50 60µs: %q (%v)", rows, err)
+	}
+}
