@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/pipebench/pipebench/experiment/seeds"
+	"github.com/pipebench/pipebench/experiment/sweep"
 )
 
 // TestCountBadInput: -count out of 1..1000 or not a number is one line
@@ -133,5 +136,35 @@ func TestTimeoutCount(t *testing.T) {
 		if !regexp.MustCompile(want).MatchString(stdout) {
 			t.Errorf("output does not match %s:\n%s", want, stdout)
 		}
+	}
+}
+
+// TestSeedsCount: -count 3 asks the reproduction for three rounds, counts
+// them in the progress, which names the round, and records -count.
+func TestSeedsCount(t *testing.T) {
+	old := runSeeds
+	t.Cleanup(func() { runSeeds = old })
+	var rounds int
+	runSeeds = func(p seeds.Plan, opt seeds.Options) (*seeds.Result, error) {
+		rounds = opt.Rounds
+		opt.OnProgress(sweep.Progress{Kind: sweep.Finished, Name: "000 herd", Done: 1, Total: 3, Round: 2, Rounds: 3})
+		x := 1.5
+		return &seeds.Result{Plan: p, Rounds: opt.Rounds, Rows: []seeds.Row{{Seed: "001", Claim: "batching pays", Unit: "ratio", TheirsFrom: "seed",
+			Here: &x, HereFrom: "the median of 3 runs", Judgement: seeds.Expect(seeds.Above, x), Command: "pipebench", Runs: 3}}}, nil
+	}
+	code, stdout, stderr := invoke(t, "seeds", "-quick", "-count", "3", "-format", "json")
+	if code != exitOK || rounds != 3 {
+		t.Fatalf("exit %d, %d rounds asked: %s", code, rounds, stderr)
+	}
+	if !strings.Contains(stderr, "steps x 3 rounds, the quick plan") || !strings.Contains(stderr, "round 2/3: 000 herd") {
+		t.Errorf("stderr does not count the rounds:\n%s", stderr)
+	}
+	var doc struct {
+		Flags  map[string]string    `json:"flags"`
+		Rounds int                  `json:"rounds"`
+		Rows   []struct{ Runs int } `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil || doc.Flags["count"] != "3" || doc.Rounds != 3 || len(doc.Rows) != 1 || doc.Rows[0].Runs != 3 {
+		t.Errorf("JSON (%v): count flag %q, rounds %d, rows %+v", err, doc.Flags["count"], doc.Rounds, doc.Rows)
 	}
 }

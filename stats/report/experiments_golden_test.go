@@ -174,3 +174,25 @@ func TestTimeoutRounds(t *testing.T) {
 		t.Errorf("CSV: want a header ending in round, four rows, the third epoll_wait in round 2 with p50 60µs: %q (%v)", rows, err)
 	}
 }
+
+// TestSeedsRounds: a reproduction of three rounds says so in the head
+// line, and the CSV says how many runs each figure rests on.
+func TestSeedsRounds(t *testing.T) {
+	rows := seedRows()
+	rows[0].Runs, rows[1].Runs = 3, 2
+	rows[0].HereFrom = "the median of 3 runs (1.4, 1.549, 1.6); the run nearest it: 63818 ÷ 41202"
+	res := &seeds.Result{Plan: seeds.Quick, Rounds: 3, Rows: rows, Elapsed: 240 * time.Second}
+	d := report.NewSeedsDoc(report.Record{Environment: goldenEnv}, res)
+	var text, c bytes.Buffer
+	if err := d.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, "seeds-rounds.text", text.Bytes())
+	if err := d.WriteCSV(&c); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&c).ReadAll()
+	if err != nil || len(recs) != 5 || recs[0][11] != "runs" || recs[1][11] != "3" || recs[2][11] != "2" || recs[4][11] != "0" {
+		t.Errorf("CSV: want a runs column, 3, 2, ..., 0: %q (%v)", recs, err)
+	}
+}
