@@ -23,15 +23,15 @@ func init() {
 const compareHelp = `usage: pipebench compare [-by FLAG] [-format text|markdown|csv|json] [-o FILE] [-plot FILE] A.json [B.json ...]
 
 Reads records (the JSON of pipebench -count N -o A.json, or of pipebench
-sweep -count N -o A.json) and, for every configuration in every record, sets
+sweep, herd or timeout -count N -o A.json) and, for every configuration in every record, sets
 each figure's median and the half-width of its 95% confidence interval side
 by side, the first record the base: the change of every later record
 against it with its 95% interval, and whether it is significant (the
 Mann-Whitney U test at alpha 0.05, benchstat's), read as better or worse by
 the figure's direction. What differs between the records' machines, builds
 and settings is listed first. One record alone gives its medians and spread.
--by FLAG compares the values of one flag inside one sweep record (a sweep
-runs them in alternating rounds on one boot). docs/compare.md tells how many
+-by FLAG compares the values of one flag inside one record (a sweep runs
+them in alternating rounds on one boot). docs/compare.md tells how many
 repetitions resolve a change on a machine.
 
 `
@@ -40,7 +40,7 @@ func compareCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
 	var by, out, plotFile string
 	format := "text"
-	fs.StringVar(&by, "by", "", "compare the values of this flag inside one sweep record: b, n, l, writers or readers")
+	fs.StringVar(&by, "by", "", "compare the values of this flag inside one record: b, n, l, writers or readers of a sweep, exclusive of a herd, mechanisms or timeouts of a timeout")
 	fs.Var(choiceFlag{&format, func(s string) error {
 		if !slices.Contains(report.CompareFormats, s) {
 			return fmt.Errorf("unknown format %q: want %s", s, strings.Join(report.CompareFormats, ", "))

@@ -201,6 +201,22 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 	out := filepath.Join(dir, "r.json")
 	var plan seeds.Plan
 	fakeSeeds(t, &plan)
+	given := map[string]bool{}
+	t.Cleanup(func() {
+		// Every flag of every subcommand was given a value, so that a flag
+		// added without a case here fails.
+		for _, command := range []string{"", "sweep", "herd", "timeout", "seeds", "compare"} {
+			name := command
+			if name == "" {
+				name = "run"
+			}
+			for _, f := range helpFlags(t, command) {
+				if k := name + " -" + f; !given[k] && notGiven[k] == "" && f != "o" {
+					t.Errorf("%s: no case gives it a value: add one to TestRecordHoldsEveryFlag", k)
+				}
+			}
+		}
+	})
 	for _, c := range []struct {
 		command string
 		args    []string
@@ -209,13 +225,18 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 			"-warmup", "0", "-latency", "-fd", "unix", "-churn", "1", "-delay", "1µs", "-cpu", "0", "-writers", "2", "-maxevents", "5",
 			"-count", "2", "-format", "json"}},
 		{"", []string{"-f", "-n", "5", "-writer", "self", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-nest", "0", "-format", "json"}},
-		{"", []string{"-b", "epoll", "-n", "6", "-l", "2", "-writer", "thread", "-readers", "2", "-share", "-nest", "1", "-d", "100ms", "-i", "50ms", "-warmup", "0"}},
+		{"", []string{"-b", "epoll", "-n", "6", "-l", "2", "-writer", "thread", "-readers", "2", "-share", "-nest", "1", "-d", "100ms", "-i", "50ms", "-warmup", "0",
+			"-cpuprofile", filepath.Join(dir, "cpu.pb.gz")}},
 		{"sweep", []string{"-b", "epoll,poll", "-n", "5,6", "-l", "2,4", "-count", "2", "-d", "100ms", "-i", "50ms", "-warmup", "0",
 			"-writer", "thread", "-route", "next", "-seed", "3", "-fd", "pipe", "-churn", "1", "-delay", "1µs", "-latency",
 			"-writers", "1,2", "-readers", "1", "-pipes-per", "writer", "-unit", "ms", "-ratios", "poll/epoll", "-maxevents", "4", "-format", "json"}},
 		{"herd", []string{"-waiters", "2", "-mode", "threads", "-exclusive", "on", "-n", "3", "-l", "2", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-seed", "4", "-format", "json"}},
 		{"timeout", []string{"-timeouts", "50µs", "-mechanisms", "ppoll", "-samples", "3", "-slack", "1ns", "-format", "json"}},
 		{"seeds", []string{"-quick", "-format", "json"}},
+		{"compare", []string{"-by", "b", "-format", "json", "-plot", filepath.Join(dir, "c.svg"), "testdata/compare/a.json"}},
+		{"sweep", []string{"-b", "epoll", "-n", "5", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-nest", "1", "-cpu", "0",
+			"-plot", filepath.Join(dir, "s.svg"), "-ref", "../../testdata/pipetest-2002.csv"}},
+		{"sweep", []string{"-b", "epoll", "-n", "6", "-l", "2", "-writer", "thread", "-readers", "2", "-share", "-d", "100ms", "-i", "50ms", "-warmup", "0"}},
 	} {
 		name := c.command
 		if name == "" {
@@ -227,6 +248,9 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 				args = append([]string{c.command}, args...)
 			}
 			args = append(args, "-o", out)
+			if c.command == "compare" { // the records come last
+				args = append(append([]string{c.command}, c.args[:len(c.args)-1]...), "-o", out, c.args[len(c.args)-1])
+			}
 			if code, _, stderr := invoke(t, args...); code != exitOK {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -241,7 +265,10 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 			if rec.Format != report.RecordFormat || rec.FormatVersion != report.RecordVersion || rec.Command != name {
 				t.Errorf("head %q %d %q", rec.Format, rec.FormatVersion, rec.Command)
 			}
-			if strings.Join(rec.Args, " ") != strings.Join(args[len(args)-len(c.args)-2:], " ") {
+			if c.command != "" {
+				args = args[1:]
+			}
+			if strings.Join(rec.Args, " ") != strings.Join(args, " ") {
 				t.Errorf("args %q, want %q", rec.Args, args)
 			}
 			if rec.Environment.Kernel == "" || rec.Pipebench.Module == "" {
@@ -253,7 +280,11 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 				}
 			}
 			for i := 0; i < len(c.args); i++ {
+				if !strings.HasPrefix(c.args[i], "-") {
+					continue // compare's record
+				}
 				f := strings.TrimPrefix(c.args[i], "-")
+				given[name+" -"+f] = true
 				want := "true"
 				if i+1 < len(c.args) && !strings.HasPrefix(c.args[i+1], "-") {
 					want = c.args[i+1]
@@ -265,6 +296,14 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 			}
 		})
 	}
+}
+
+// notGiven are the flags TestRecordHoldsEveryFlag cannot give a value
+// away from the default in a short test, and why; it still finds each in
+// the record.
+var notGiven = map[string]string{
+	"run -kprofile": "needs perf allowed to record kernel samples (TestKernelProfile covers it)",
+	"run -perfdata": "goes with -kprofile",
 }
 
 // helpFlags are the flags `pipebench COMMAND -h` lists.

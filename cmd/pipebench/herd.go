@@ -23,13 +23,16 @@ const herdHelp = `usage: pipebench herd [-waiters K] [-mode threads|processes] [
 
 K waiters, each with its own epoll set over the same N pipes' read ends; a
 writer keeps L tokens in flight. Every setting of -exclusive runs for -d on a
-fresh setup; the summary shows them side by side with their ratio.
+fresh setup; the summary shows them side by side with their ratio. -count N
+measures every setting N times, in rounds whose order turns by one setting
+(off, on; on, off; ...): the table shows the medians, the JSON every run.
 
 `
 
 // herdFlags are the flags of pipebench herd.
 type herdFlags struct {
 	waiters, pipes, inFlight, warmup int
+	count                            int
 	mode, exclusive                  string
 	out                              docOutput
 	duration, interval               time.Duration
@@ -37,7 +40,7 @@ type herdFlags struct {
 }
 
 func (hf *herdFlags) register(fs *flag.FlagSet) {
-	hf.waiters, hf.pipes, hf.inFlight, hf.warmup = 8, 100, 1, 1
+	hf.waiters, hf.pipes, hf.inFlight, hf.warmup, hf.count = 8, 100, 1, 1, 1
 	hf.mode, hf.exclusive = "threads", "both"
 	hf.duration, hf.interval = 3*time.Second, 500*time.Millisecond
 	fs.Var(intFlag{&hf.waiters, 1, herd.MaxWaiters, "waiters"}, "waiters", "waiters sharing the pipes, each with its own epoll set")
@@ -48,6 +51,7 @@ func (hf *herdFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&hf.duration, 10 * time.Millisecond, "", time.Hour}, "d", "measured duration of each setting")
 	fs.Var(durationFlag{&hf.interval, 10 * time.Millisecond, "", time.Hour}, "i", "reporting interval")
 	fs.Var(intFlag{&hf.warmup, 0, 1000, "intervals"}, "warmup", "leading intervals left out of the evts/sec summary")
+	fs.Var(intFlag{&hf.count, 1, herd.MaxRounds, "rounds"}, "count", "measure every setting this many times, in rounds, the order turning by one setting each round; the table shows the medians")
 	fs.Uint64Var(&hf.seed, "seed", 1, "seed of the writer's random choice of pipe")
 	hf.out.register(fs)
 }
@@ -79,12 +83,17 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 		return usageError(stderr, fmt.Errorf("herd: -i %v is longer than -d %v: want an interval no longer than the duration", hf.interval, hf.duration))
 	}
 	cfg := herd.Config{Waiters: hf.waiters, Pipes: hf.pipes, InFlight: hf.inFlight, Seed: hf.seed,
-		Duration: hf.duration, Interval: hf.interval, Stop: stop}
+		Rounds: hf.count, Duration: hf.duration, Interval: hf.interval, Stop: stop}
 	cfg.Mode, _ = herd.ParseMode(hf.mode)
 	cfg.Exclusive, _ = exclusiveSettings(hf.exclusive)
-	if hf.out.format == "text" {
+	switch {
+	case hf.out.format == "text":
 		progress := &report.HerdProgress{W: stdout, Config: cfg}
 		cfg.OnSetup, cfg.OnInterval = progress.Setup, progress.Interval
+	case hf.count > 1:
+		// Rounds take a while: say on stderr which one is running.
+		progress := &report.HerdProgress{W: stderr, Config: cfg}
+		cfg.OnSetup = progress.Setup
 	}
 	res, err := herd.Run(cfg)
 	var cfgErr *pipebench.ConfigError

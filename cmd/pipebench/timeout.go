@@ -25,7 +25,9 @@ Measures how late each mechanism wakes when its timeout runs out on a pipe
 nobody writes: overshoot = actual - requested, on the monotonic clock.
 epoll_wait takes whole milliseconds (a request is rounded up); epoll_pwait2,
 ppoll and pselect6 take nanoseconds; epoll+timerfd arms a timerfd for the
-request. Samples of every point are interleaved round by round.
+request. Samples of every point are interleaved round by round. -count N
+repeats the whole measurement N times: the table shows each point's
+medians across the repetitions, the JSON keeps every repetition.
 
 `
 
@@ -40,6 +42,8 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	fs.Var(listFlag[time.Duration]{v: &cfg.Timeouts, parse: timeoutItem}, "timeouts", "requested timeouts, comma-separated")
 	fs.Var(listFlag[timeout.Mechanism]{v: &cfg.Mechanisms, parse: timeout.ParseMechanism}, "mechanisms", "mechanisms to measure, comma-separated")
 	fs.Var(intFlag{&cfg.Samples, 1, timeout.MaxSamples, "samples"}, "samples", "samples per mechanism and timeout")
+	cfg.Rounds = 1
+	fs.Var(intFlag{&cfg.Rounds, 1, timeout.MaxRounds, "rounds"}, "count", "repeat the whole measurement this many times; the table shows the medians")
 	fs.Var(durationFlag{&cfg.Slack, time.Nanosecond, "leaves the thread's timer slack as inherited", time.Second}, "slack",
 		"timer slack (PR_SET_TIMERSLACK) of the measuring thread")
 	out.register(fs)
@@ -56,6 +60,9 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	}
 	if out.format == "text" {
 		report.WriteTimeoutHead(stdout, cfg)
+	}
+	if cfg.Rounds > 1 {
+		cfg.OnRound = func(r int) { fmt.Fprintf(stderr, "timeout: round %d/%d\n", r, cfg.Rounds) }
 	}
 	res, err := timeout.Run(cfg)
 	var cfgErr *pipebench.ConfigError

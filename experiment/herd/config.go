@@ -51,6 +51,9 @@ func ParseMode(s string) (Mode, error) {
 // process, and each adds an epoll registration per pipe.
 const MaxWaiters = 1024
 
+// MaxRounds bounds the repetitions of one run.
+const MaxRounds = 1000
+
 // Config is one herd experiment.
 type Config struct {
 	// Waiters is how many waiters share the pipes (-waiters).
@@ -64,6 +67,11 @@ type Config struct {
 	// Exclusive lists the settings to measure, in order; each runs for
 	// Duration on a fresh setup. Default: off, then on.
 	Exclusive []bool
+	// Rounds measures every setting this many times (default 1), each time
+	// on a fresh setup: every setting once a round, the order rotating by
+	// one setting a round (off, on; then on, off; ...), so that a drift of
+	// the machine's speed falls on every setting alike.
+	Rounds int
 	// Seed seeds the writer's random choice of pipe.
 	Seed uint64
 	// Duration is the measured window of each setting, > 0.
@@ -98,6 +106,8 @@ func (c *Config) Validate() error {
 		return e("{InFlight} %d: want 1 to %d tokens in flight (the herd's writer waits for credits)", c.InFlight, pipebench.MaxInFlight)
 	case c.Mode != Threads && c.Mode != Processes:
 		return e("{Mode} %v: want threads or processes", c.Mode)
+	case c.Rounds < 0 || c.Rounds > MaxRounds:
+		return e("{Rounds} %d: want 1 to %d rounds", c.Rounds, MaxRounds)
 	case c.Duration <= 0:
 		return e("{Duration} %v: want a positive duration (each setting runs that long)", c.Duration)
 	case c.Interval <= 0 || c.Interval > c.Duration:
@@ -111,6 +121,7 @@ func (c *Config) withDefaults() Config {
 	if d.Exclusive == nil {
 		d.Exclusive = []bool{false, true}
 	}
+	d.Rounds = max(d.Rounds, 1)
 	if d.WaitTimeout <= 0 {
 		d.WaitTimeout = 100 * time.Millisecond
 	}

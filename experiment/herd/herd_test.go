@@ -160,6 +160,7 @@ func TestBadConfig(t *testing.T) {
 		{"unbounded", "InFlight", func(c *herd.Config) { c.InFlight = 0 }},
 		{"too-many-tokens", "InFlight", func(c *herd.Config) { c.InFlight = pipebench.MaxInFlight + 1 }},
 		{"mode", "Mode", func(c *herd.Config) { c.Mode = 7 }},
+		{"too-many-rounds", "Rounds", func(c *herd.Config) { c.Rounds = herd.MaxRounds + 1 }},
 		{"no-duration", "Duration", func(c *herd.Config) { c.Duration = 0 }},
 		{"long-interval", "Interval", func(c *herd.Config) { c.Interval = 2 * time.Second }},
 	}

@@ -54,10 +54,13 @@ func (a Counts) Sub(b Counts) Counts {
 // Setup describes one setting once its waiters are all waiting.
 type Setup struct {
 	Exclusive bool `json:"exclusive"`
-	Waiters   int  `json:"waiters"`
-	Mode      Mode `json:"mode"`
-	Pipes     int  `json:"pipes"`
-	InFlight  int  `json:"in_flight"`
+	// Round is the round the setting ran in, from 1; 0 (left out of the
+	// JSON) in a run of one round.
+	Round    int  `json:"round,omitempty"`
+	Waiters  int  `json:"waiters"`
+	Mode     Mode `json:"mode"`
+	Pipes    int  `json:"pipes"`
+	InFlight int  `json:"in_flight"`
 	// Took is the time to make the pipes and start and register every waiter.
 	Took time.Duration `json:"setup_ns"`
 	// ParentFDs and WaiterFDs are the planned peak descriptors of the
@@ -123,7 +126,11 @@ type Setting struct {
 
 // Result is a herd experiment: one Setting per EPOLLEXCLUSIVE setting, in the order run.
 type Result struct {
+	// Rounds is how many times every setting was measured (Config.Rounds).
+	Rounds int `json:"rounds"`
 	// Settings keep the JSON name they had when a setting was called a side.
+	// With several rounds they are every repetition, in the order run, each
+	// naming its round (Setup.Round).
 	Settings []Setting `json:"sides"`
 }
 
@@ -147,6 +154,8 @@ type Figures struct {
 	WastedReturnShare     float64 `json:"wasted_return_share"`
 	// WastedReadsPerToken are reads that found a reported pipe empty.
 	WastedReadsPerToken float64 `json:"wasted_reads_per_token"`
+	// WaiterSystem is the waiters' system CPU time in all, in nanoseconds.
+	WaiterSystem float64 `json:"waiters_sys_ns"`
 	// SystemPerToken and UserPerToken are the waiters' CPU time per token,
 	// in nanoseconds; WriterSystemPerToken the writer thread's.
 	SystemPerToken       float64 `json:"system_ns_per_token"`
@@ -177,6 +186,7 @@ func (s *Setting) Figures(warmup int) Figures {
 		WastedReturnsPerToken: stats.PerEvent(t.WastedReturns, t.Tokens),
 		WastedReturnShare:     stats.PerEvent(t.WastedReturns, t.Returns),
 		WastedReadsPerToken:   stats.PerEvent(t.WastedReads, t.Tokens),
+		WaiterSystem:          float64(s.WaiterUsage.System),
 		SystemPerToken:        stats.PerEvent(uint64(s.WaiterUsage.System), t.Tokens),
 		UserPerToken:          stats.PerEvent(uint64(s.WaiterUsage.User), t.Tokens),
 		WriterSystemPerToken:  stats.PerEvent(uint64(s.Writer.System), s.Tokens.Sent),

@@ -19,7 +19,7 @@ import (
 )
 
 // Run measures every setting of c.Exclusive in turn, each on a fresh set of
-// pipes and waiters. It raises GOMAXPROCS by one P for the writer thread
+// pipes and waiters, c.Rounds times (RoundOrder says in which order). It raises GOMAXPROCS by one P for the writer thread
 // and, in threads mode, one for each waiter (a waiter process has 2 of its
 // own), so that the Go scheduler does not put waiters to sleep waiting for
 // a P. Errors found before any work are *pipebench.ConfigError or
@@ -55,21 +55,43 @@ func Run(c Config) (*Result, error) {
 	}
 	_, release := osthread.LendPs(lend)
 	defer release()
-	res := &Result{}
-	for _, ex := range cfg.Exclusive {
-		s := newSetting(&cfg, ex, base, limit)
-		sd, err := s.run()
-		if sd != nil {
-			res.Settings = append(res.Settings, *sd)
+	res := &Result{Rounds: cfg.Rounds}
+	for r := 1; r <= cfg.Rounds; r++ {
+		round := r
+		if cfg.Rounds == 1 {
+			round = 0
 		}
-		if err != nil {
-			return res, fmt.Errorf("EPOLLEXCLUSIVE %s: %w", OnOff(ex), err)
-		}
-		if sd.Interrupted {
-			break
+		for _, ex := range RoundOrder(cfg.Exclusive, r) {
+			s := newSetting(&cfg, ex, base, limit)
+			s.round = round
+			sd, err := s.run()
+			if sd != nil {
+				res.Settings = append(res.Settings, *sd)
+			}
+			if err != nil {
+				if round > 0 {
+					return res, fmt.Errorf("round %d, EPOLLEXCLUSIVE %s: %w", round, OnOff(ex), err)
+				}
+				return res, fmt.Errorf("EPOLLEXCLUSIVE %s: %w", OnOff(ex), err)
+			}
+			if sd.Interrupted {
+				return res, nil
+			}
 		}
 	}
 	return res, nil
+}
+
+// RoundOrder is the order of the settings in round r (from 1): the first
+// round runs them as given, each later one starts one setting further on,
+// so that with two settings the order alternates (off, on; on, off; ...).
+func RoundOrder(settings []bool, r int) []bool {
+	n := len(settings)
+	order := make([]bool, n)
+	for i := range order {
+		order[i] = settings[(i+r-1)%n]
+	}
+	return order
 }
 
 // OnOff names an EPOLLEXCLUSIVE setting.
@@ -84,6 +106,7 @@ func OnOff(exclusive bool) string {
 type setting struct {
 	cfg       *Config
 	exclusive bool
+	round     int // 0 in a run of one round
 	base      int
 	limit     uint64
 
@@ -144,7 +167,7 @@ func (s *setting) run() (*Setting, error) {
 	c := s.cfg
 	parent, child := need(c, s.base)
 	s.res.Setup = Setup{
-		Exclusive: s.exclusive, Waiters: c.Waiters, Mode: c.Mode, Pipes: c.Pipes, InFlight: c.InFlight,
+		Exclusive: s.exclusive, Round: s.round, Waiters: c.Waiters, Mode: c.Mode, Pipes: c.Pipes, InFlight: c.InFlight,
 		Took: time.Since(t0), ParentFDs: parent, WaiterFDs: child, Limit: s.limit,
 		GOMAXPROCS: runtime.GOMAXPROCS(0),
 	}

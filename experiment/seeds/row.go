@@ -24,6 +24,25 @@ type Row struct {
 	Judgement
 	// Command is the pipebench command that measures Here by hand.
 	Command string `json:"command"`
+	// Runs is how many runs of its steps Here rests on: 1 when each step
+	// ran once, 0 when there is no figure here; with several rounds, Here
+	// is the median of the figures of the Runs rounds that measured one.
+	Runs int `json:"runs"`
+	// Repetitions are every round's figure and verdict, when the steps ran
+	// in several rounds; nil otherwise.
+	Repetitions []RowRun `json:"repetitions,omitempty"`
+
+	// judge judges a figure here as this row's figure was judged.
+	judge func(float64) Judgement
+}
+
+// RowRun is one round's figure of a row: what the row would have said
+// from that round's runs alone.
+type RowRun struct {
+	Round    int      `json:"round"`
+	Here     *float64 `json:"here"`
+	HereFrom string   `json:"here_from"`
+	Verdict  Verdict  `json:"verdict"`
 }
 
 // num is x as an optional figure: nil when it is not a finite number.

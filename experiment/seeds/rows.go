@@ -31,10 +31,26 @@ type claim struct {
 	command          string
 }
 
-// judged is the row of c with the figure here and its judgement.
-func (c claim) judged(here float64, hereFrom string, j Judgement) Row {
-	return newRow(c.seed, c.text, c.unit, c.theirs, c.theirsFrom, here, hereFrom, j, c.command)
+// judged is the row of c with the figure here, judged by judge. The row
+// keeps judge, so that the median of several runs' figures can be judged
+// the same way (mergeRounds).
+func (c claim) judged(here float64, hereFrom string, judge func(float64) Judgement) Row {
+	r := newRow(c.seed, c.text, c.unit, c.theirs, c.theirsFrom, here, hereFrom, judge(here), c.command)
+	r.judge = judge
+	return r
 }
+
+// sameSide, expect and fixed are SameSide, Expect and a fixed judgement
+// as functions of the figure here.
+func sameSide(seed float64) func(float64) Judgement {
+	return func(here float64) Judgement { return SameSide(seed, here) }
+}
+
+func expect(want Side) func(float64) Judgement {
+	return func(here float64) Judgement { return Expect(want, here) }
+}
+
+func fixed(j Judgement) func(float64) Judgement { return func(float64) Judgement { return j } }
 
 // missing is the row of c when a figure here could not be measured.
 func (c claim) missing(why string) Row {
@@ -103,7 +119,7 @@ func (x *runner) rows001() []Row {
 			continue
 		}
 		here := evts(many) / evts(one)
-		rows = append(rows, c.judged(here, fmt.Sprintf("%.0f at -n %d -l 0 (%s) ÷ %.0f at -l 1 (%s)", evts(many), b.pipes, spc(many), evts(one), spc(one)), SameSide(theirs, here)))
+		rows = append(rows, c.judged(here, fmt.Sprintf("%.0f at -n %d -l 0 (%s) ÷ %.0f at -l 1 (%s)", evts(many), b.pipes, spc(many), evts(one), spc(one)), sameSide(theirs)))
 	}
 	theirs, from := ratioOf(epbBypass, epb10000l1)
 	c := claim{"001", "the bypass (-f, no readiness call) is a floor above epoll at 10000 pipes", "evts/sec, bypass ÷ epoll -l 1", theirs, from,
@@ -112,7 +128,7 @@ func (x *runner) rows001() []Row {
 		rows = append(rows, c.missing(err.Error()))
 	} else {
 		here := evts(by) / evts(ep)
-		rows = append(rows, c.judged(here, fmt.Sprintf("%.0f with -f (writer process) ÷ %.0f with epoll -l 1 (writer process)", evts(by), evts(ep)), SameSide(theirs, here)))
+		rows = append(rows, c.judged(here, fmt.Sprintf("%.0f with -f (writer process) ÷ %.0f with epoll -l 1 (writer process)", evts(by), evts(ep)), sameSide(theirs)))
 	}
 	theirs, from = ratioOf(pipePoll10000, pipePoll1000)
 	c = claim{"001", "pipe_poll takes a larger share of the kernel's samples at 10000 pipes than at 1000", "pipe_poll's share of samples, 10000 ÷ 1000 pipes", theirs, from,
@@ -137,7 +153,7 @@ func (x *runner) profileRow(c claim) Row {
 		}
 	}
 	here := big.value / small.value
-	return c.judged(here, fmt.Sprintf("%.3g%% at -n %d ÷ %.3g%% at -n %d (perf, flat, both processes' samples)", big.value, x.plan.Big, small.value, x.plan.Small), SameSide(c.theirs, here))
+	return c.judged(here, fmt.Sprintf("%.3g%% at -n %d ÷ %.3g%% at -n %d (perf, flat, both processes' samples)", big.value, x.plan.Big, small.value, x.plan.Small), sameSide(c.theirs))
 }
 
 // rows004 sets the sweep beside pipetest 2002: epoll over poll at each
@@ -204,7 +220,7 @@ func (x *runner) rows004() []Row {
 			continue
 		}
 		here := ep / po
-		rows = append(rows, c.judged(here, fmt.Sprintf("%.0f ÷ %.0f at %d pipes", ep, po, n), SameSide(theirs, here)))
+		rows = append(rows, c.judged(here, fmt.Sprintf("%.0f ÷ %.0f at %d pipes", ep, po, n), sameSide(theirs)))
 	}
 	last := p.SweepPipes[len(p.SweepPipes)-1]
 	lref, lok := figs(last)
@@ -223,7 +239,7 @@ func (x *runner) rows004() []Row {
 			return c.missing(missingWhy(last))
 		}
 		here := a / b
-		return c.judged(here, fmt.Sprintf("%.0f at 1000 ÷ %.0f at %d pipes", a, b, last), judge(here))
+		return c.judged(here, fmt.Sprintf("%.0f at 1000 ÷ %.0f at %d pipes", a, b, last), judge)
 	}
 	theirs, from := ratioOf(pipetestPoll[1000], pipetestPoll[lref])
 	half := float64(last) / 1000 / 2
@@ -274,9 +290,9 @@ func (x *runner) rows000() []Row {
 	sys := off.WriterSystemPerToken / on.WriterSystemPerToken
 	wake := off.WakeupsPerToken / on.WakeupsPerToken
 	return []Row{
-		cs[0].judged(work, fmt.Sprintf("tokens/sec on ÷ off: %.0f ÷ %.0f (%d waiter %s)", on.TokensPerSec, off.TokensPerSec, p.HerdWaiters, p.HerdMode), SameSide(realR, work)),
-		cs[1].judged(sys, fmt.Sprintf("the writer thread's system CPU per token off ÷ on: %v ÷ %v", time.Duration(off.WriterSystemPerToken), time.Duration(on.WriterSystemPerToken)), SameSide(sysR, sys)),
-		cs[2].judged(wake, fmt.Sprintf("%.4g ÷ %.4g wake-ups per token", off.WakeupsPerToken, on.WakeupsPerToken), Expect(Above, wake)),
+		cs[0].judged(work, fmt.Sprintf("tokens/sec on ÷ off: %.0f ÷ %.0f (%d waiter %s)", on.TokensPerSec, off.TokensPerSec, p.HerdWaiters, p.HerdMode), sameSide(realR)),
+		cs[1].judged(sys, fmt.Sprintf("the writer thread's system CPU per token off ÷ on: %v ÷ %v", time.Duration(off.WriterSystemPerToken), time.Duration(on.WriterSystemPerToken)), sameSide(sysR)),
+		cs[2].judged(wake, fmt.Sprintf("%.4g ÷ %.4g wake-ups per token", off.WakeupsPerToken, on.WakeupsPerToken), expect(Above)),
 	}
 }
 
@@ -325,12 +341,12 @@ func (x *runner) rows002() []Row {
 	inv := invol(rs) / invol(rn)
 	idl := idle(rs) / idle(rn)
 	return []Row{
-		cs[0].judged(batch, fmt.Sprintf("%.4g ÷ %.4g samples per call; %s", slept.SamplesPerCall, none.SamplesPerCall, load), same(Expect(Above, batch))),
-		cs[1].judged(eff, fmt.Sprintf("%v ÷ %v of the process's CPU per token; %s", time.Duration(cpuPerToken(rn)), time.Duration(cpuPerToken(rs)), load), same(Expect(Above, eff))),
+		cs[0].judged(batch, fmt.Sprintf("%.4g ÷ %.4g samples per call; %s", slept.SamplesPerCall, none.SamplesPerCall, load), func(h float64) Judgement { return same(Expect(Above, h)) }),
+		cs[1].judged(eff, fmt.Sprintf("%v ÷ %v of the process's CPU per token; %s", time.Duration(cpuPerToken(rn)), time.Duration(cpuPerToken(rs)), load), func(h float64) Judgement { return same(Expect(Above, h)) }),
 		cs[2].judged(inv, fmt.Sprintf("the sleep against no sleep: the process's involuntary cs/sec, %.0f ÷ %.0f", invol(rs), invol(rn)),
-			Incomparable(kernel+"; the row shows the sleep against no sleep instead")),
+			fixed(Incomparable(kernel+"; the row shows the sleep against no sleep instead"))),
 		cs[3].judged(idl, fmt.Sprintf("the sleep against no sleep: the CPU the run left idle of %d, %.1f%% ÷ %.1f%% (other processes' use not counted)", runtime.NumCPU(), idle(rs), idle(rn)),
-			Incomparable(kernel+"; the row shows the sleep against no sleep instead")),
+			fixed(Incomparable(kernel+"; the row shows the sleep against no sleep instead"))),
 	}
 }
 
@@ -351,7 +367,7 @@ func (x *runner) rows003() []Row {
 			continue
 		}
 		here := float64(ew) / float64(max(other, time.Nanosecond))
-		rows = append(rows, c.judged(here, fmt.Sprintf("%v ÷ %v at a %v timeout", ew, other, first), Expect(Above, here)))
+		rows = append(rows, c.judged(here, fmt.Sprintf("%v ÷ %v at a %v timeout", ew, other, first), expect(Above)))
 	}
 	c := claim{"003", fmt.Sprintf("one epoll_ctl per change makes epoll lose to poll on a small set changing fast (%d pipes, %d changes per call)", p.ChurnPipes, p.Churn),
 		"evts/sec, poll ÷ epoll", 0, "no figure: the series' cover letter states it (one epoll_ctl per fd update against poll's one call with the array)",
@@ -360,7 +376,7 @@ func (x *runner) rows003() []Row {
 		rows = append(rows, c.missing(err.Error()))
 	} else {
 		here := evts(po) / evts(ep)
-		rows = append(rows, c.judged(here, fmt.Sprintf("%.0f ÷ %.0f (epoll: %.3g ctl calls per event)", evts(po), evts(ep), ep.CtlPerEvent), Expect(Above, here)))
+		rows = append(rows, c.judged(here, fmt.Sprintf("%.0f ÷ %.0f (epoll: %.3g ctl calls per event)", evts(po), evts(ep), ep.CtlPerEvent), expect(Above)))
 	}
 	lat := map[string]float64{}
 	latErr := map[int]error{}
@@ -393,7 +409,7 @@ func (x *runner) rows003() []Row {
 		}
 		po, ep := lat[fmt.Sprintf("poll/%d", n)], lat[fmt.Sprintf("epoll/%d", n)]
 		here := po / ep
-		rows = append(rows, c.judged(here, fmt.Sprintf("%v ÷ %v write-to-read, 1 token in %d pipes", time.Duration(po), time.Duration(ep), n), SameSide(theirs, here)))
+		rows = append(rows, c.judged(here, fmt.Sprintf("%v ÷ %v write-to-read, 1 token in %d pipes", time.Duration(po), time.Duration(ep), n), sameSide(theirs)))
 	}
 	if len(p.LatencyPipes) >= 2 {
 		a, b := p.LatencyPipes[0], p.LatencyPipes[len(p.LatencyPipes)-1]
@@ -408,7 +424,7 @@ func (x *runner) rows003() []Row {
 			pg := lat[fmt.Sprintf("poll/%d", b)] / lat[fmt.Sprintf("poll/%d", a)]
 			eg := lat[fmt.Sprintf("epoll/%d", b)] / lat[fmt.Sprintf("epoll/%d", a)]
 			here := pg / eg
-			rows = append(rows, c.judged(here, fmt.Sprintf("poll %.3gx ÷ epoll %.3gx from %d to %d pipes", pg, eg, a, b), SameSide(theirs, here)))
+			rows = append(rows, c.judged(here, fmt.Sprintf("poll %.3gx ÷ epoll %.3gx from %d to %d pipes", pg, eg, a, b), sameSide(theirs)))
 		}
 	}
 	return rows

@@ -36,12 +36,18 @@ type Options struct {
 	// PerfCheck says whether perf can record kernel profiles here;
 	// profile.Check unless set.
 	PerfCheck func() error
+	// Rounds runs every step this many times (at least once), in rounds:
+	// every step once a round, each time a fresh run. Each row's figure
+	// here is then the median of the rounds' figures.
+	Rounds int
 }
 
 // Result is a reproduction: its plan, a row per claim, and what failed.
 type Result struct {
-	Plan Plan  `json:"plan"`
-	Rows []Row `json:"rows"`
+	Plan Plan `json:"plan"`
+	// Rounds is how many times every step was to run (Options.Rounds).
+	Rounds int   `json:"rounds"`
+	Rows   []Row `json:"rows"`
 	// Failures are the steps that failed, each with why; their rows say
 	// not comparable. Interrupted is set when Stop ended it early.
 	Failures    []string      `json:"failures,omitempty"`
@@ -65,7 +71,8 @@ func Run(p Plan, opt Options) (*Result, error) {
 			return nil, fmt.Errorf("seeds: no %s backend given", name)
 		}
 	}
-	x := &runner{plan: p, opt: opt, runs: map[string]outcome{}, shares: map[string]share{}, t0: time.Now(), total: Steps(p)}
+	rounds := max(opt.Rounds, 1)
+	x := &runner{plan: p, opt: opt, t0: time.Now(), total: Steps(p) * rounds, rounds: rounds}
 	if x.opt.Run == nil {
 		x.opt.Run = pipebench.Run
 	}
@@ -76,13 +83,21 @@ func Run(p Plan, opt Options) (*Result, error) {
 		x.opt.PerfCheck = profile.Check
 	}
 	x.perf = x.opt.PerfCheck()
-	x.seed001()
-	x.seed004()
-	x.seed000()
-	x.seed002()
-	x.seed003()
-	res := &Result{Plan: p, Failures: x.failures, Interrupted: x.interrupted, Elapsed: time.Since(x.t0)}
-	res.Rows = x.rows()
+	var perRound [][]Row
+	for r := 1; r <= rounds; r++ {
+		if r > 1 && x.stopped() {
+			break
+		}
+		x.begin(r)
+		x.seed001()
+		x.seed004()
+		x.seed000()
+		x.seed002()
+		x.seed003()
+		perRound = append(perRound, x.rows())
+	}
+	res := &Result{Plan: p, Rounds: rounds, Failures: x.failures, Interrupted: x.interrupted, Elapsed: time.Since(x.t0)}
+	res.Rows = mergeRounds(perRound)
 	var err error
 	if x.firstErr != nil {
 		err = x.firstErr
@@ -97,6 +112,8 @@ type runner struct {
 	t0    time.Time
 	done  int
 	total int
+	// round is the round under way, from 1, of rounds.
+	round, rounds int
 
 	runs       map[string]outcome // pipebench runs by step name
 	shares     map[string]share   // pipe_poll's share of the kernel samples, by step name
@@ -127,6 +144,14 @@ type share struct {
 	err   error
 }
 
+// begin starts round r: no step of it has run yet.
+func (x *runner) begin(r int) {
+	x.round = r
+	x.done = (r - 1) * Steps(x.plan)
+	x.runs, x.shares = map[string]outcome{}, map[string]share{}
+	x.sweep, x.sweepErr, x.herd, x.herdErr, x.timeout, x.timeoutErr = nil, nil, nil, nil, nil, nil
+}
+
 // errInterrupted marks a figure missing because the reproduction was
 // stopped before or during its step.
 var errInterrupted = errors.New("interrupted before it was measured")
@@ -148,12 +173,15 @@ func (x *runner) emit(kind sweep.ProgressKind, name string, inStep time.Duration
 	if x.opt.OnProgress == nil {
 		return
 	}
-	x.opt.OnProgress(sweep.Progress{Kind: kind, Name: name, Done: x.done, Total: x.total,
+	x.opt.OnProgress(sweep.Progress{Kind: kind, Name: name, Done: x.done, Total: x.total, Round: x.round, Rounds: x.rounds,
 		Elapsed: time.Since(x.t0), InPoint: inStep, Point: p})
 }
 
 // fail records a step's failure.
 func (x *runner) fail(name string, err error) {
+	if x.rounds > 1 {
+		name = fmt.Sprintf("round %d: %s", x.round, name)
+	}
 	x.failures = append(x.failures, name+": "+x.opt.Reason(err))
 	if x.firstErr == nil {
 		x.firstErr = fmt.Errorf("%s: %w", name, err)
@@ -337,6 +365,7 @@ func (x *runner) seed004() {
 				e.Name = "004 sweep: " + e.Key.String()
 				e.Done += offset
 				e.Total = x.total
+				e.Round, e.Rounds = x.round, x.rounds
 				e.Elapsed = time.Since(x.t0)
 				x.opt.OnProgress(e)
 			}

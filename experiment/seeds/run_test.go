@@ -155,3 +155,45 @@ func TestRunNeedsBackends(t *testing.T) {
 		t.Errorf("got %v, want no epoll backend", err)
 	}
 }
+
+// TestRunRounds: two rounds of a small plan run every step twice, the
+// progress counting both rounds and naming them; every row measured in
+// both rests on two runs, its figure here their median (for two, their
+// mean) and its repetitions both rounds' figures.
+func TestRunRounds(t *testing.T) {
+	plan := Tiny
+	plan.SweepPipes, plan.LatencyPipes = []int{10, 100}, []int{15, 85}
+	rounds := map[int]int{}
+	opt := seeds.Options{Backends: backends, Rounds: 2, OnProgress: func(e sweep.Progress) {
+		if e.Total != 2*seeds.Steps(plan) || e.Rounds != 2 {
+			t.Errorf("progress %+v: want a total of %d over 2 rounds", e, 2*seeds.Steps(plan))
+		}
+		if e.Kind == sweep.Finished {
+			rounds[e.Round]++
+		}
+	}}
+	res, err := seeds.Run(plan, opt)
+	if err != nil {
+		t.Fatalf("%v (failures %q)", err, res.Failures)
+	}
+	if res.Rounds != 2 || rounds[1] != seeds.Steps(plan) || rounds[2] != seeds.Steps(plan) {
+		t.Errorf("rounds %d, steps finished per round %v; want 2, %d each", res.Rounds, rounds, seeds.Steps(plan))
+	}
+	for i, r := range res.Rows {
+		checkRow(t, i, r)
+		if len(r.Repetitions) != 2 {
+			t.Errorf("row %d (%s): %d repetitions, want 2", i, r.Claim, len(r.Repetitions))
+			continue
+		}
+		a, b := r.Repetitions[0].Here, r.Repetitions[1].Here
+		if a == nil || b == nil {
+			continue // the profile row may have no figure in a round
+		}
+		if r.Runs != 2 || r.Here == nil || *r.Here != (*a+*b)/2 || !strings.HasPrefix(r.HereFrom, "the median of 2 runs") {
+			t.Errorf("row %d (%s): here %v from %d runs (%q), repetitions %v and %v", i, r.Claim, r.Here, r.Runs, r.HereFrom, *a, *b)
+		}
+	}
+	if err := reporttest.CheckSeedRows(res.Rows); err != nil {
+		t.Error(err)
+	}
+}

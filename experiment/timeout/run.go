@@ -25,6 +25,7 @@ var DefaultTimeouts = []time.Duration{
 const (
 	MaxSamples = 100000
 	MaxTimeout = time.Second
+	MaxRounds  = 1000
 )
 
 // Config is one timeout-precision measurement.
@@ -35,6 +36,12 @@ type Config struct {
 	Mechanisms []Mechanism
 	// Samples per mechanism and timeout (default 100).
 	Samples int
+	// Rounds repeats the whole measurement, every point's samples, this
+	// many times (default 1), one repetition after the other.
+	Rounds int
+	// OnRound, if set, is called as each repetition begins, with its number
+	// from 1.
+	OnRound func(round int)
 	// Slack, when > 0, sets the measuring thread's timer slack
 	// (PR_SET_TIMERSLACK) for the run; 0 leaves it as inherited (50µs by
 	// default). poll, select and epoll sleep with that slack (or 0.1% of the
@@ -61,6 +68,9 @@ func (c *Config) Validate() error {
 	if c.Samples < 0 || c.Samples > MaxSamples {
 		return e("{Samples} %d: want 1 to %d samples per point", c.Samples, MaxSamples)
 	}
+	if c.Rounds < 0 || c.Rounds > MaxRounds {
+		return e("{Rounds} %d: want 1 to %d rounds", c.Rounds, MaxRounds)
+	}
 	if c.Slack < 0 {
 		return e("{Slack} %v: want a duration >= 0 (0 leaves the timer slack alone)", c.Slack)
 	}
@@ -78,6 +88,7 @@ func (c *Config) withDefaults() Config {
 	if d.Samples == 0 {
 		d.Samples = 100
 	}
+	d.Rounds = max(d.Rounds, 1)
 	return d
 }
 
@@ -104,14 +115,31 @@ type Point struct {
 // Result is a measurement: one Point per mechanism and timeout, mechanism
 // by mechanism, timeouts in the order asked.
 type Result struct {
+	// Points are the figures of every point: with one round, its only
+	// repetition's; with several, the medians of the repetitions'
+	// (MedianPoints), their Samples and Interrupted the repetitions' sums.
 	Points []Point `json:"points"`
-	// Samples per point asked for; Interrupted is set when Stop ended the
-	// run early (points then hold fewer).
+	// Samples per point asked for, in each repetition; Interrupted is set
+	// when Stop ended the run early (points then hold fewer).
 	Samples     int  `json:"samples"`
 	Interrupted bool `json:"interrupted"`
+	// Rounds is how many repetitions were asked for; Repetitions are those
+	// that ran, each a whole measurement of every point.
+	Rounds      int          `json:"rounds"`
+	Repetitions []Repetition `json:"repetitions"`
 	// TimerSlack is the measuring thread's timer slack during the run.
 	TimerSlack time.Duration `json:"timer_slack_ns"`
 	Elapsed    time.Duration `json:"elapsed_ns"`
+}
+
+// Repetition is one whole measurement of every point.
+type Repetition struct {
+	// Round is the repetition's number, from 1.
+	Round int `json:"round"`
+	// Points are as Result's, measured in this repetition alone.
+	Points      []Point       `json:"points"`
+	Interrupted bool          `json:"interrupted"`
+	Elapsed     time.Duration `json:"elapsed_ns"`
 }
 
 // maxInterrupted bounds the discarded samples of one point, so that a
@@ -151,7 +179,7 @@ func Run(c Config) (*Result, error) {
 		return nil, err
 	}
 	defer in.close()
-	res := &Result{Samples: cfg.Samples, TimerSlack: slack}
+	res := &Result{Samples: cfg.Samples, TimerSlack: slack, Rounds: cfg.Rounds}
 	sleepers := make([]sleeper, len(cfg.Mechanisms))
 	for i, m := range cfg.Mechanisms {
 		s, err := newSleeper(m, in)
@@ -160,22 +188,41 @@ func Run(c Config) (*Result, error) {
 		}
 		defer s.close()
 		sleepers[i] = s
-		for _, d := range cfg.Timeouts {
-			res.Points = append(res.Points, Point{Mechanism: m, Requested: d, Overshoots: make([]time.Duration, 0, cfg.Samples)})
-		}
 	}
 	t0 := time.Now()
-	err = measure(&cfg, sleepers, res)
-	res.Elapsed = time.Since(t0)
-	for i := range res.Points {
-		summarize(&res.Points[i])
+	defer func() { res.Elapsed = time.Since(t0) }()
+	for r := 1; r <= cfg.Rounds && !res.Interrupted; r++ {
+		if cfg.OnRound != nil {
+			cfg.OnRound(r)
+		}
+		rep := Repetition{Round: r}
+		for _, m := range cfg.Mechanisms {
+			for _, d := range cfg.Timeouts {
+				rep.Points = append(rep.Points, Point{Mechanism: m, Requested: d, Overshoots: make([]time.Duration, 0, cfg.Samples)})
+			}
+		}
+		r0 := time.Now()
+		err := measure(&cfg, sleepers, &rep)
+		rep.Elapsed = time.Since(r0)
+		for i := range rep.Points {
+			summarize(&rep.Points[i])
+		}
+		res.Interrupted = rep.Interrupted
+		res.Repetitions = append(res.Repetitions, rep)
+		res.Points = MedianPoints(res.Repetitions)
+		if err != nil {
+			if cfg.Rounds > 1 {
+				err = fmt.Errorf("round %d: %w", r, err)
+			}
+			return res, err
+		}
 	}
-	return res, err
+	return res, nil
 }
 
 // measure takes the samples round by round: each round visits every point
 // once, starting one point further on than the round before.
-func measure(cfg *Config, sleepers []sleeper, res *Result) error {
+func measure(cfg *Config, sleepers []sleeper, res *Repetition) error {
 	nt := len(cfg.Timeouts)
 	for round := range cfg.Samples {
 		select {

@@ -98,6 +98,7 @@ func TestBadConfig(t *testing.T) {
 		{"samples", "Samples", timeout.Config{Samples: -1}},
 		{"mechanism", "Mechanisms", timeout.Config{Mechanisms: []timeout.Mechanism{42}}},
 		{"slack", "Slack", timeout.Config{Slack: -time.Second}},
+		{"rounds", "Rounds", timeout.Config{Rounds: timeout.MaxRounds + 1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -124,3 +124,46 @@ func TestJSONWritesNullForNoInterval(t *testing.T) {
 		t.Errorf("%s %v", b, err)
 	}
 }
+
+func TestRelativeSpread(t *testing.T) {
+	// Median 100, absolute deviations 0 1 1 2 2: MAD 1.
+	if s := RelativeSpread([]float64{98, 99, 100, 101, 102}); !near(s, 1.4826/100) {
+		t.Errorf("spread %v, want %v", s, 1.4826/100)
+	}
+	if !math.IsNaN(RelativeSpread([]float64{1, 2})) {
+		t.Error("two values have no spread to speak of")
+	}
+}
+
+// Resolve on spreads whose answer is known: no spread needs the fewest
+// runs the test allows (4, whose least p-value is 0.029); a 1% spread
+// resolves a 5% change in 4 too; a change inside the noise needs more;
+// and more spread never needs fewer runs. For a normal sample and a 2%
+// change at 1% spread, the normal approximation's size is 2(1.96+0.84)^2/4
+// = 4 a side; Student's t at so few runs, and the exact U test's steps,
+// put the 80% point at 5 to 7 (the t test's power is 0.79 at 5, 0.88 at 6).
+func TestResolveKnownSizes(t *testing.T) {
+	if n := Resolve(0, 0.02, 30, 1); n != 4 {
+		t.Errorf("no spread: %d runs, want 4", n)
+	}
+	if n := Resolve(0.01, 0.05, 30, 1); n != 4 {
+		t.Errorf("1%% spread, 5%% change: %d, want 4", n)
+	}
+	n2 := Resolve(0.01, 0.02, 30, 1)
+	if n2 < 5 || n2 > 7 {
+		t.Errorf("1%% spread, 2%% change: %d, want 5 to 7", n2)
+	}
+	// 5% spread, 2% change: the t test's size is 2(2.8)^2(2.5)^2 = 98.
+	if n := Resolve(0.05, 0.02, 40, 1); n != 0 {
+		t.Errorf("5%% spread, 2%% change within 40 runs: %d, want 0 (not enough)", n)
+	}
+	wide := Resolve(0.03, 0.05, 60, 1)
+	narrow := Resolve(0.015, 0.05, 60, 1)
+	if !(narrow > 0 && wide > narrow) {
+		t.Errorf("5%% change: %d runs at 1.5%% spread, %d at 3%%: want more for more spread", narrow, wide)
+	}
+	// t test: 2(2.8)^2(0.6)^2 = 5.6 at 3% spread -> about 6-8 with the U test.
+	if wide < 5 || wide > 10 {
+		t.Errorf("3%% spread, 5%% change: %d, want 5 to 10", wide)
+	}
+}

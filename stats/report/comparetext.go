@@ -230,6 +230,7 @@ func (c *Comparison) writeTables(w io.Writer, markdown bool) error {
 				}
 			}
 			t.write(ew, markdown)
+			writeResolve(h, cr.Resolve)
 			continue
 		}
 		for j := 1; j < len(c.Inputs); j++ {
@@ -248,6 +249,7 @@ func (c *Comparison) writeTables(w io.Writer, markdown bool) error {
 			}
 			t.write(ew, markdown)
 		}
+		writeResolve(h, cr.Resolve)
 	}
 	if len(c.Geomeans) > 0 {
 		ew.printf("\n")
@@ -328,4 +330,19 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 		return fmt.Errorf("write comparison csv: %w", err)
 	}
 	return nil
+}
+
+// writeResolve says how many runs the configuration's spread asks for.
+func writeResolve(h func(string, ...any), r *Resolution) {
+	if r == nil {
+		return
+	}
+	runs := func(n int) string {
+		if n == 0 {
+			return fmt.Sprintf("more than %d", ResolveMax)
+		}
+		return strconv.Itoa(n)
+	}
+	h("evts/sec of a run spreads ±%.1f%% (robust sd): a 2%% change takes %s runs a side to be found 80%% of the time, a 5%% change %s",
+		100*r.Spread, runs(r.Runs2), runs(r.Runs5))
 }

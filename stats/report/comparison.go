@@ -52,6 +52,42 @@ type ConfigRows struct {
 	Label   string `json:"configuration"`
 	LeftOut []int  `json:"runs_left_out,omitempty"`
 	Rows    []Row  `json:"rows"`
+	// Resolve says how many runs this configuration needs, at the spread
+	// its runs of evts/sec show; nil with fewer than three runs a column.
+	Resolve *Resolution `json:"resolve,omitempty"`
+}
+
+// Resolution is what a configuration's spread asks of a comparison: its
+// runs' robust spread of evts/sec (each column's runs against their own
+// median, pooled), and the runs a side with which the U test finds a 2%
+// and a 5% change 80% of the time (0: more than ResolveMax).
+type Resolution struct {
+	Spread float64 `json:"spread"`
+	Runs2  int     `json:"runs_for_2pct"`
+	Runs5  int     `json:"runs_for_5pct"`
+}
+
+// ResolveMax is the most runs a side Resolution looks at.
+const ResolveMax = 60
+
+// resolution is the Resolution of the columns' evts/sec runs.
+func resolution(have []*Sampled) *Resolution {
+	var pooled []float64
+	for _, s := range have {
+		xs := s.Values[mEvents.Name]
+		if len(xs) < 3 {
+			return nil
+		}
+		med := compare.Summarize(xs).Median
+		for _, x := range xs {
+			pooled = append(pooled, x/med)
+		}
+	}
+	sp := compare.RelativeSpread(pooled)
+	if !finite(sp) {
+		return nil
+	}
+	return &Resolution{Spread: sp, Runs2: compare.Resolve(sp, 0.02, ResolveMax, 1), Runs5: compare.Resolve(sp, 0.05, ResolveMax, 1)}
 }
 
 // Row is one metric of one configuration: each column's summary, and the
@@ -204,7 +240,7 @@ func (c *Comparison) rows(cols []column) {
 				continue
 			}
 		}
-		cr := ConfigRows{Label: have[0].Label}
+		cr := ConfigRows{Label: have[0].Label, Resolve: resolution(have)}
 		for _, s := range have {
 			cr.LeftOut = append(cr.LeftOut, s.LeftOut)
 		}

@@ -19,6 +19,7 @@ type HerdProgress struct {
 	W      io.Writer
 	Config herd.Config
 	headed bool
+	round  string // "round 2/5: " while a run of several rounds is in round 2
 }
 
 // Setup writes the head line (once: it waits until the run is known to fit,
@@ -26,15 +27,22 @@ type HerdProgress struct {
 func (p *HerdProgress) Setup(s herd.Setup) {
 	c := &p.Config
 	if !p.headed {
-		fmt.Fprintf(p.W, "herd: %s, EPOLLEXCLUSIVE %s, %v each\n", herdShape(c.Waiters, c.Mode, c.Pipes, c.InFlight), herdSettings(c.Exclusive), c.Duration)
+		rounds := ""
+		if c.Rounds > 1 {
+			rounds = fmt.Sprintf(", %d rounds (the order of the settings turning by one each round)", c.Rounds)
+		}
+		fmt.Fprintf(p.W, "herd: %s, EPOLLEXCLUSIVE %s, %v each%s\n", herdShape(c.Waiters, c.Mode, c.Pipes, c.InFlight), herdSettings(c.Exclusive), c.Duration, rounds)
 		p.headed = true
 	}
-	fmt.Fprintf(p.W, "exclusive %s: %d waiters ready in %v (GOMAXPROCS %d)\n", herd.OnOff(s.Exclusive), s.Waiters, s.Took.Round(time.Millisecond), s.GOMAXPROCS)
+	if s.Round > 0 {
+		p.round = fmt.Sprintf("round %d/%d: ", s.Round, c.Rounds)
+	}
+	fmt.Fprintf(p.W, "%sexclusive %s: %d waiters ready in %v (GOMAXPROCS %d)\n", p.round, herd.OnOff(s.Exclusive), s.Waiters, s.Took.Round(time.Millisecond), s.GOMAXPROCS)
 }
 
 // Interval writes one interval's line.
 func (p *HerdProgress) Interval(iv herd.Interval) {
-	fmt.Fprintf(p.W, "exclusive %s: %.0f evts/sec %s returns per token\n", herd.OnOff(iv.Exclusive), iv.EventsPerSec, ratio4(iv.ReturnsPerToken))
+	fmt.Fprintf(p.W, "%sexclusive %s: %.0f evts/sec %s returns per token\n", p.round, herd.OnOff(iv.Exclusive), iv.EventsPerSec, ratio4(iv.ReturnsPerToken))
 }
 
 // herdSettings names the EPOLLEXCLUSIVE settings measured, in order: "off,
@@ -55,16 +63,22 @@ func herdShape(waiters int, mode herd.Mode, pipes, inFlight int) string {
 }
 
 // HerdDoc is what pipebench herd reports: each setting with its figures,
-// and off/on ratios when both ran.
+// and off/on ratios when both ran. With several rounds, Settings are every
+// repetition (each naming its round in setup.round), Medians each
+// setting's figures across its repetitions, and the ratios are of the
+// medians.
 type HerdDoc struct {
 	Record
-	Waiters  int                `json:"waiters"`
-	Mode     herd.Mode          `json:"mode"`
-	Pipes    int                `json:"pipes"`
-	InFlight int                `json:"in_flight"`
-	Duration time.Duration      `json:"duration_ns"`
-	Warmup   int                `json:"warmup"`
+	Waiters  int           `json:"waiters"`
+	Mode     herd.Mode     `json:"mode"`
+	Pipes    int           `json:"pipes"`
+	InFlight int           `json:"in_flight"`
+	Duration time.Duration `json:"duration_ns"`
+	Warmup   int           `json:"warmup"`
+	// Rounds is how many times each setting was measured (-count).
+	Rounds   int                `json:"rounds"`
 	Settings []HerdSetting      `json:"sides"`
+	Medians  []HerdMedian       `json:"medians,omitempty"`
 	Ratios   map[string]float64 `json:"ratios_off_over_on,omitempty"`
 }
 
@@ -74,23 +88,85 @@ type HerdSetting struct {
 	Figures herd.Figures `json:"figures"`
 }
 
+// HerdMedian is one setting's figures across its repetitions: each the
+// median of the repetitions' (herd.MedianFigures). Runs is how many
+// repetitions they rest on; interrupted ones are left out while any other
+// was measured.
+type HerdMedian struct {
+	Exclusive bool         `json:"exclusive"`
+	Runs      int          `json:"runs"`
+	Figures   herd.Figures `json:"figures"`
+}
+
 // NewHerdDoc describes res, measured with cfg on env, leaving warmup
 // intervals out of each setting's evts/sec summary.
 func NewHerdDoc(rec Record, cfg herd.Config, warmup int, res *herd.Result) *HerdDoc {
 	d := &HerdDoc{Record: rec, Waiters: cfg.Waiters, Mode: cfg.Mode,
-		Pipes: cfg.Pipes, InFlight: cfg.InFlight, Duration: cfg.Duration, Warmup: warmup}
+		Pipes: cfg.Pipes, InFlight: cfg.InFlight, Duration: cfg.Duration, Warmup: warmup, Rounds: max(res.Rounds, 1)}
 	for _, s := range res.Settings {
 		d.Settings = append(d.Settings, HerdSetting{Setting: s, Figures: s.Figures(warmup)})
 	}
-	if len(d.Settings) == 2 && !d.Settings[0].Setup.Exclusive && d.Settings[1].Setup.Exclusive {
+	if d.Rounds > 1 {
+		d.Medians = herdMedians(d.Settings)
+	}
+	cols := d.columns()
+	if len(cols) == 2 && !cols[0].exclusive && cols[1].exclusive {
 		d.Ratios = map[string]float64{}
 		for _, r := range herdRows {
-			if v, ok := ratioOf(r.value(&d.Settings[0]), r.value(&d.Settings[1])); ok {
+			if v, ok := ratioOf(r.value(cols[0].figures), r.value(cols[1].figures)); ok {
 				d.Ratios[r.key] = v
 			}
 		}
 	}
 	return d
+}
+
+// herdMedians groups the repetitions by setting, in the order the settings
+// first ran, and takes each setting's medians.
+func herdMedians(reps []HerdSetting) []HerdMedian {
+	var order []bool
+	all, measured := map[bool][]herd.Figures{}, map[bool][]herd.Figures{}
+	for i := range reps {
+		ex := reps[i].Setup.Exclusive
+		if _, seen := all[ex]; !seen {
+			order = append(order, ex)
+		}
+		all[ex] = append(all[ex], reps[i].Figures)
+		if !reps[i].Interrupted {
+			measured[ex] = append(measured[ex], reps[i].Figures)
+		}
+	}
+	var ms []HerdMedian
+	for _, ex := range order {
+		fs := measured[ex]
+		if len(fs) == 0 {
+			fs = all[ex]
+		}
+		ms = append(ms, HerdMedian{Exclusive: ex, Runs: len(fs), Figures: herd.MedianFigures(fs)})
+	}
+	return ms
+}
+
+// herdColumn is one column of the table: a setting and the figures shown.
+type herdColumn struct {
+	exclusive bool
+	figures   *herd.Figures
+}
+
+// columns are the table's columns: each setting measured once, or each
+// setting's medians.
+func (d *HerdDoc) columns() []herdColumn {
+	var cols []herdColumn
+	if d.Rounds > 1 {
+		for i := range d.Medians {
+			cols = append(cols, herdColumn{d.Medians[i].Exclusive, &d.Medians[i].Figures})
+		}
+		return cols
+	}
+	for i := range d.Settings {
+		cols = append(cols, herdColumn{d.Settings[i].Setup.Exclusive, &d.Settings[i].Figures})
+	}
+	return cols
 }
 
 // ratioOf is a / b; ok is false when b is 0, where the ratio does not
@@ -108,31 +184,34 @@ func ratioOf(a, b float64) (v float64, ok bool) {
 type herdRow struct {
 	label string
 	key   string // in the JSON ratios
-	value func(s *HerdSetting) float64
+	value func(f *herd.Figures) float64
 	show  func(float64) string
 }
 
 var herdRows = []herdRow{
-	{"evts/sec (median)", "evts_per_sec_median", func(s *HerdSetting) float64 { return s.Figures.EventsPerSec.Median }, wholeRate},
-	{"tokens/sec", "tokens_per_sec", func(s *HerdSetting) float64 { return s.Figures.TokensPerSec }, wholeRate},
-	{"wake-ups per token", "wakeups_per_token", func(s *HerdSetting) float64 { return s.Figures.WakeupsPerToken }, ratio4},
-	{"returns per token", "returns_per_token", func(s *HerdSetting) float64 { return s.Figures.ReturnsPerToken }, ratio4},
-	{"wasted returns per token", "wasted_returns_per_token", func(s *HerdSetting) float64 { return s.Figures.WastedReturnsPerToken }, ratio4},
-	{"wasted reads per token", "wasted_reads_per_token", func(s *HerdSetting) float64 { return s.Figures.WastedReadsPerToken }, ratio4},
-	{"waiters' sys CPU", "waiters_sys_ns", func(s *HerdSetting) float64 { return float64(s.WaiterUsage.System) }, Nanos},
-	{"waiters' sys CPU per token", "sys_ns_per_token", func(s *HerdSetting) float64 { return s.Figures.SystemPerToken }, Nanos},
-	{"waiters' user CPU per token", "user_ns_per_token", func(s *HerdSetting) float64 { return s.Figures.UserPerToken }, Nanos},
-	{"writer's sys CPU per token", "writer_sys_ns_per_token", func(s *HerdSetting) float64 { return s.Figures.WriterSystemPerToken }, Nanos},
+	{"evts/sec (median)", "evts_per_sec_median", func(f *herd.Figures) float64 { return f.EventsPerSec.Median }, wholeRate},
+	{"tokens/sec", "tokens_per_sec", func(f *herd.Figures) float64 { return f.TokensPerSec }, wholeRate},
+	{"wake-ups per token", "wakeups_per_token", func(f *herd.Figures) float64 { return f.WakeupsPerToken }, ratio4},
+	{"returns per token", "returns_per_token", func(f *herd.Figures) float64 { return f.ReturnsPerToken }, ratio4},
+	{"wasted returns per token", "wasted_returns_per_token", func(f *herd.Figures) float64 { return f.WastedReturnsPerToken }, ratio4},
+	{"wasted reads per token", "wasted_reads_per_token", func(f *herd.Figures) float64 { return f.WastedReadsPerToken }, ratio4},
+	{"waiters' sys CPU", "waiters_sys_ns", func(f *herd.Figures) float64 { return f.WaiterSystem }, Nanos},
+	{"waiters' sys CPU per token", "sys_ns_per_token", func(f *herd.Figures) float64 { return f.SystemPerToken }, Nanos},
+	{"waiters' user CPU per token", "user_ns_per_token", func(f *herd.Figures) float64 { return f.UserPerToken }, Nanos},
+	{"writer's sys CPU per token", "writer_sys_ns_per_token", func(f *herd.Figures) float64 { return f.WriterSystemPerToken }, Nanos},
 }
 
 // WriteText writes the settings side by side, one figure a line, with the
-// off/on ratio when both ran, then each setting's token accounting.
+// off/on ratio when both ran, then each setting's token accounting. With
+// several rounds the figures are the medians of the repetitions, and a
+// line says so.
 func (d *HerdDoc) WriteText(w io.Writer) error {
 	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
 	p("--- herd: %s, %v measured per setting", herdShape(d.Waiters, d.Mode, d.Pipes, d.InFlight), d.Duration)
+	cols := d.columns()
 	head := fmt.Sprintf("%-30s", "EPOLLEXCLUSIVE")
-	for i := range d.Settings {
-		head += fmt.Sprintf(" %12s", herd.OnOff(d.Settings[i].Setup.Exclusive))
+	for _, c := range cols {
+		head += fmt.Sprintf(" %12s", herd.OnOff(c.exclusive))
 	}
 	if d.Ratios != nil {
 		head += fmt.Sprintf(" %8s", "off/on")
@@ -140,8 +219,8 @@ func (d *HerdDoc) WriteText(w io.Writer) error {
 	p("%s", head)
 	for _, r := range herdRows {
 		line := fmt.Sprintf("%-30s", r.label)
-		for i := range d.Settings {
-			line += fmt.Sprintf(" %12s", r.show(r.value(&d.Settings[i])))
+		for _, c := range cols {
+			line += fmt.Sprintf(" %12s", r.show(r.value(c.figures)))
 		}
 		if d.Ratios != nil {
 			v, ok := d.Ratios[r.key]
@@ -154,20 +233,23 @@ func (d *HerdDoc) WriteText(w io.Writer) error {
 		p("%s", line)
 	}
 	line := fmt.Sprintf("%-30s", "tokens per waiter (min..max)")
-	for i := range d.Settings {
-		f := d.Settings[i].Figures
-		line += fmt.Sprintf(" %12s", fmt.Sprintf("%d..%d", f.MinTokens, f.MaxTokens))
+	for _, c := range cols {
+		line += fmt.Sprintf(" %12s", fmt.Sprintf("%d..%d", c.figures.MinTokens, c.figures.MaxTokens))
 	}
 	p("%s", line)
-	for i := range d.Settings {
-		s := &d.Settings[i]
-		tk := s.Tokens
-		state := "measured"
-		if s.Interrupted {
-			state = "interrupted"
+	if d.Rounds > 1 {
+		d.writeRoundsTokens(p)
+	} else {
+		for i := range d.Settings {
+			s := &d.Settings[i]
+			tk := s.Tokens
+			state := "measured"
+			if s.Interrupted {
+				state = "interrupted"
+			}
+			p("tokens, exclusive %-4s sent %d  received %d  drained %d  lost %d  (%v %s)", herd.OnOff(s.Setup.Exclusive)+":",
+				tk.Sent, tk.Received, tk.Drained, tk.Lost, s.Elapsed.Round(time.Millisecond), state)
 		}
-		p("tokens, exclusive %-4s sent %d  received %d  drained %d  lost %d  (%v %s)", herd.OnOff(s.Setup.Exclusive)+":",
-			tk.Sent, tk.Received, tk.Drained, tk.Lost, s.Elapsed.Round(time.Millisecond), state)
 	}
 	p("wake-ups: the waiters' voluntary context switches (sleeps ended) less timeouts; returns: waits that returned a ready pipe")
 	lent := 0
@@ -178,26 +260,70 @@ func (d *HerdDoc) WriteText(w io.Writer) error {
 	return writeRecordLines(w, &d.Record)
 }
 
+// writeRoundsTokens writes, for a herd of several rounds, what the
+// figures are the medians of, and each setting's token accounting summed
+// over its repetitions.
+func (d *HerdDoc) writeRoundsTokens(p func(string, ...any)) {
+	var runs []string
+	for _, m := range d.Medians {
+		runs = append(runs, fmt.Sprintf("%s %d runs", herd.OnOff(m.Exclusive), m.Runs))
+	}
+	p("medians of %d rounds (%s); each run a fresh setup, the order turning each round", d.Rounds, strings.Join(runs, ", "))
+	for _, m := range d.Medians {
+		var sent, received, drained uint64
+		var lost int64
+		var elapsed time.Duration
+		reps, cut := 0, 0
+		for i := range d.Settings {
+			s := &d.Settings[i]
+			if s.Setup.Exclusive != m.Exclusive {
+				continue
+			}
+			reps++
+			if s.Interrupted {
+				cut++
+			}
+			sent, drained, lost = sent+s.Tokens.Sent, drained+s.Tokens.Drained, lost+s.Tokens.Lost
+			received += s.Tokens.Received
+			elapsed += s.Elapsed
+		}
+		state := fmt.Sprintf("%d runs, %v measured", reps, elapsed.Round(time.Millisecond))
+		if cut > 0 {
+			state += fmt.Sprintf(", %d interrupted", cut)
+		}
+		p("tokens, exclusive %-4s sent %d  received %d  drained %d  lost %d  (%s)", herd.OnOff(m.Exclusive)+":",
+			sent, received, drained, lost, state)
+	}
+}
+
 // WriteCSV writes one row per setting: the setting, the table's figures
-// (the keys of herdRows) and the token accounting.
+// (the keys of herdRows) and the token accounting. With several rounds it
+// writes a row per repetition, with its round in a last column.
 func (d *HerdDoc) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	head := []string{"exclusive", "waiters", "mode", "pipes", "in_flight", "seconds", "interrupted"}
 	for _, r := range herdRows {
 		head = append(head, r.key)
 	}
-	_ = cw.Write(append(head, "min_waiter_tokens", "max_waiter_tokens", "sent", "received", "drained", "lost"))
+	head = append(head, "min_waiter_tokens", "max_waiter_tokens", "sent", "received", "drained", "lost")
+	if d.Rounds > 1 {
+		head = append(head, "round")
+	}
+	_ = cw.Write(head)
 	u := func(x uint64) string { return strconv.FormatUint(x, 10) }
 	for i := range d.Settings {
 		s := &d.Settings[i]
 		row := []string{herd.OnOff(s.Setup.Exclusive), strconv.Itoa(d.Waiters), d.Mode.String(), strconv.Itoa(d.Pipes),
 			strconv.Itoa(d.InFlight), strconv.FormatFloat(s.Elapsed.Seconds(), 'g', -1, 64), strconv.FormatBool(s.Interrupted)}
 		for _, r := range herdRows {
-			row = append(row, strconv.FormatFloat(r.value(s), 'g', -1, 64))
+			row = append(row, strconv.FormatFloat(r.value(&s.Figures), 'g', -1, 64))
 		}
 		f, tk := s.Figures, s.Tokens
-		_ = cw.Write(append(row, u(f.MinTokens), u(f.MaxTokens), u(tk.Sent), u(tk.Received), u(tk.Drained),
-			strconv.FormatInt(tk.Lost, 10)))
+		row = append(row, u(f.MinTokens), u(f.MaxTokens), u(tk.Sent), u(tk.Received), u(tk.Drained), strconv.FormatInt(tk.Lost, 10))
+		if d.Rounds > 1 {
+			row = append(row, strconv.Itoa(s.Setup.Round))
+		}
+		_ = cw.Write(row)
 	}
 	cw.Flush()
 	return cw.Error()

@@ -18,7 +18,7 @@ const (
 	// RecordVersion is the version of the record format this pipebench
 	// writes and reads. Version 1 is the JSON before records had a format
 	// field; 2 adds it with the flags, the build and the machine's added
-	// facts, and a sweep's repetitions.
+	// facts, and the repetitions of sweep, herd, timeout and seeds (-count).
 	RecordVersion = 2
 )
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/pipebench/pipebench/stats/compare"
 )
@@ -76,9 +77,11 @@ func ReadRecord(path string) (*Loaded, error) {
 func ParseRecord(path string, b []byte) (*Loaded, error) {
 	var head struct {
 		Record
-		Runs   []runJSON   `json:"runs"`
-		Points []pointJSON `json:"points"`
-		Grid   struct {
+		Runs        []runJSON     `json:"runs"`
+		Points      []pointJSON   `json:"points"`
+		Sides       []herdJSON    `json:"sides"`
+		Repetitions []timeoutJSON `json:"repetitions"`
+		Grid        struct {
 			Backends []string `json:"backends"`
 		} `json:"grid"`
 	}
@@ -111,8 +114,15 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 		if len(l.Configs) == 0 {
 			return nil, &RecordError{path, "a sweep record with no measured point"}
 		}
+	case "herd":
+		l.Configs = herdSampled(head.Sides)
+	case "timeout":
+		l.Configs = timeoutSampled(head.Repetitions)
 	default:
-		return nil, &RecordError{path, fmt.Sprintf("a record of pipebench %s: compare reads the records of runs and sweeps", head.Command)}
+		return nil, &RecordError{path, fmt.Sprintf("a record of pipebench %s: compare reads the records of runs, sweeps, herds and timeouts", head.Command)}
+	}
+	if len(l.Configs) == 0 {
+		return nil, &RecordError{path, fmt.Sprintf("a record of pipebench %s with nothing measured in it", head.Command)}
 	}
 	return l, nil
 }
@@ -259,5 +269,111 @@ func pointsSampled(points []pointJSON, backends []string) []*Sampled {
 		}
 		return col[a.Vars["b"]] < col[b.Vars["b"]]
 	})
+	return out
+}
+
+// herdJSON is one repetition of one EPOLLEXCLUSIVE setting of a herd.
+type herdJSON struct {
+	Setup struct {
+		Exclusive bool `json:"exclusive"`
+	} `json:"setup"`
+	Interrupted bool `json:"interrupted"`
+	Figures     struct {
+		EventsPerSec struct {
+			Median float64 `json:"median"`
+		} `json:"evts_per_sec"`
+		TokensPerSec          float64 `json:"tokens_per_sec"`
+		WakeupsPerToken       float64 `json:"wakeups_per_token"`
+		ReturnsPerToken       float64 `json:"returns_per_token"`
+		WastedReturnsPerToken float64 `json:"wasted_returns_per_token"`
+		WastedReadsPerToken   float64 `json:"wasted_reads_per_token"`
+		SystemPerToken        float64 `json:"system_ns_per_token"`
+		UserPerToken          float64 `json:"user_ns_per_token"`
+		WriterSystemPerToken  float64 `json:"writer_system_ns_per_token"`
+	} `json:"figures"`
+}
+
+// herdSampled are a herd's settings (EPOLLEXCLUSIVE off, on), each with
+// its repetitions.
+func herdSampled(sides []herdJSON) []*Sampled {
+	var out []*Sampled
+	by := map[bool]*Sampled{}
+	for i := range sides {
+		h := &sides[i]
+		ex := h.Setup.Exclusive
+		s := by[ex]
+		if s == nil {
+			label := "-exclusive off"
+			if ex {
+				label = "-exclusive on"
+			}
+			s = &Sampled{Key: label, Label: label, Vars: map[string]string{"exclusive": label[len("-exclusive "):]}}
+			by[ex] = s
+			out = append(out, s)
+		}
+		if h.Interrupted {
+			s.LeftOut++
+			continue
+		}
+		f := &h.Figures
+		for _, m := range []struct {
+			m Metric
+			v float64
+		}{
+			{mEvents, f.EventsPerSec.Median}, {mTokens, f.TokensPerSec},
+			{Metric{"wake-ups/token", compare.LowerIsBetter}, f.WakeupsPerToken},
+			{Metric{"returns/token", compare.LowerIsBetter}, f.ReturnsPerToken},
+			{Metric{"wasted returns/token", compare.LowerIsBetter}, f.WastedReturnsPerToken},
+			{Metric{"wasted reads/token", compare.LowerIsBetter}, f.WastedReadsPerToken},
+			{Metric{"waiters' sys/token (ns)", compare.LowerIsBetter}, f.SystemPerToken},
+			{Metric{"waiters' user/token (ns)", compare.LowerIsBetter}, f.UserPerToken},
+			{Metric{"writer sys/token (ns)", compare.LowerIsBetter}, f.WriterSystemPerToken},
+		} {
+			s.add(m.m, m.v)
+		}
+	}
+	return out
+}
+
+// timeoutJSON is one repetition of a timeout measurement.
+type timeoutJSON struct {
+	Interrupted bool `json:"interrupted"`
+	Points      []struct {
+		Mechanism string  `json:"mechanism"`
+		Requested int64   `json:"requested_ns"`
+		Min       float64 `json:"min_ns"`
+		P50       float64 `json:"p50_ns"`
+		P99       float64 `json:"p99_ns"`
+		Max       float64 `json:"max_ns"`
+		Mean      float64 `json:"mean_ns"`
+	} `json:"points"`
+}
+
+// timeoutSampled are a timeout measurement's (mechanism, timeout)
+// points, each with its repetitions' overshoots.
+func timeoutSampled(reps []timeoutJSON) []*Sampled {
+	var out []*Sampled
+	by := map[string]*Sampled{}
+	for _, r := range reps {
+		for _, p := range r.Points {
+			key := fmt.Sprintf("%s %v", p.Mechanism, time.Duration(p.Requested))
+			s := by[key]
+			if s == nil {
+				s = &Sampled{Key: key, Label: key, Vars: map[string]string{"mechanisms": p.Mechanism, "timeouts": time.Duration(p.Requested).String()}}
+				by[key] = s
+				out = append(out, s)
+			}
+			if r.Interrupted {
+				s.LeftOut++
+				continue
+			}
+			for _, m := range []struct {
+				name string
+				v    float64
+			}{{"overshoot p50 (ns)", p.P50}, {"overshoot p99 (ns)", p.P99}, {"overshoot mean (ns)", p.Mean}, {"overshoot min (ns)", p.Min}, {"overshoot max (ns)", p.Max}} {
+				s.add(Metric{m.name, compare.LowerIsBetter}, m.v)
+			}
+		}
+	}
 	return out
 }

@@ -39,8 +39,12 @@ func (d *SeedsDoc) WriteText(w io.Writer) error {
 	if d.Interrupted {
 		state = "interrupted"
 	}
-	p("--- the seeds beside this machine (%s plan: %v runs, -i %v, %d warm-up), %v %s",
-		d.Plan.Name, d.Plan.Run, d.Plan.Interval, d.Plan.Warmup, d.Elapsed.Round(time.Second), state)
+	rounds := ""
+	if d.Rounds > 1 {
+		rounds = fmt.Sprintf(", %d rounds: each figure here the median of its runs", d.Rounds)
+	}
+	p("--- the seeds beside this machine (%s plan: %v runs, -i %v, %d warm-up%s), %v %s",
+		d.Plan.Name, d.Plan.Run, d.Plan.Interval, d.Plan.Warmup, rounds, d.Elapsed.Round(time.Second), state)
 	p("%3s %-4s %9s %9s %9s  %-15s %s", "#", "seed", "seed's", "here", "here/seed", "verdict", "claim")
 	for i, r := range d.Rows {
 		p("%3d %-4s %9s %9s %9s  %-15s %s", i+1, r.Seed, opt(r.Theirs), opt(r.Here), opt(r.Ratio), r.Verdict, r.Claim)
@@ -63,10 +67,15 @@ func (d *SeedsDoc) WriteText(w io.Writer) error {
 	return writeRecordLines(w, &d.Record)
 }
 
-// WriteCSV writes a row per claim.
+// WriteCSV writes a row per claim; with several rounds, a last column says
+// how many runs the figure here rests on.
 func (d *SeedsDoc) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"seed", "claim", "unit", "theirs", "theirs_from", "here", "here_from", "ratio", "verdict", "why", "command"})
+	head := []string{"seed", "claim", "unit", "theirs", "theirs_from", "here", "here_from", "ratio", "verdict", "why", "command"}
+	if d.Rounds > 1 {
+		head = append(head, "runs")
+	}
+	_ = cw.Write(head)
 	f := func(x *float64) string {
 		if x == nil {
 			return ""
@@ -74,7 +83,11 @@ func (d *SeedsDoc) WriteCSV(w io.Writer) error {
 		return strconv.FormatFloat(*x, 'g', -1, 64)
 	}
 	for _, r := range d.Rows {
-		_ = cw.Write([]string{r.Seed, r.Claim, r.Unit, f(r.Theirs), r.TheirsFrom, f(r.Here), r.HereFrom, f(r.Ratio), string(r.Verdict), r.Why, r.Command})
+		rec := []string{r.Seed, r.Claim, r.Unit, f(r.Theirs), r.TheirsFrom, f(r.Here), r.HereFrom, f(r.Ratio), string(r.Verdict), r.Why, r.Command}
+		if d.Rounds > 1 {
+			rec = append(rec, strconv.Itoa(r.Runs))
+		}
+		_ = cw.Write(rec)
 	}
 	cw.Flush()
 	return cw.Error()

@@ -13,10 +13,15 @@ import (
 // WriteTimeoutHead writes the text format's line before a timeout
 // measurement starts.
 func WriteTimeoutHead(w io.Writer, cfg timeout.Config) {
-	fmt.Fprintf(w, "timeout: %d mechanisms x %d timeouts, %d samples each\n", len(cfg.Mechanisms), len(cfg.Timeouts), cfg.Samples)
+	rounds := ""
+	if cfg.Rounds > 1 {
+		rounds = fmt.Sprintf(", %d rounds", cfg.Rounds)
+	}
+	fmt.Fprintf(w, "timeout: %d mechanisms x %d timeouts, %d samples each%s\n", len(cfg.Mechanisms), len(cfg.Timeouts), cfg.Samples, rounds)
 }
 
-// TimeoutDoc is what pipebench timeout reports.
+// TimeoutDoc is what pipebench timeout reports: with several rounds, the
+// points are the medians of the repetitions, all of which it keeps.
 type TimeoutDoc struct {
 	Record
 	*timeout.Result
@@ -35,8 +40,12 @@ func (d *TimeoutDoc) WriteText(w io.Writer) error {
 	if d.Interrupted {
 		state = "interrupted"
 	}
-	p("--- overshoot = actual - requested (monotonic clock), %d samples per point, timer slack %v, %v %s",
-		d.Samples, d.TimerSlack, d.Elapsed.Round(time.Millisecond), state)
+	samples := fmt.Sprintf("%d samples per point", d.Samples)
+	if len(d.Repetitions) > 1 {
+		samples = fmt.Sprintf("medians of %d repetitions of %d samples per point", len(d.Repetitions), d.Samples)
+	}
+	p("--- overshoot = actual - requested (monotonic clock), %s, timer slack %v, %v %s",
+		samples, d.TimerSlack, d.Elapsed.Round(time.Millisecond), state)
 	p("%-14s %10s %10s %10s %10s %10s", "mechanism", "requested", "min", "p50", "p99", "max")
 	interrupted := 0
 	ns := func(d time.Duration) string { return Nanos(float64(d)) }
@@ -52,14 +61,28 @@ func (d *TimeoutDoc) WriteText(w io.Writer) error {
 }
 
 // WriteCSV writes a row per mechanism and requested timeout, in
-// nanoseconds.
+// nanoseconds. With several rounds it writes a row per repetition and
+// point, with its round in a last column.
 func (d *TimeoutDoc) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"mechanism", "requested_ns", "samples", "interrupted", "min_ns", "p50_ns", "p99_ns", "max_ns", "mean_ns", "timer_slack_ns"})
+	head := []string{"mechanism", "requested_ns", "samples", "interrupted", "min_ns", "p50_ns", "p99_ns", "max_ns", "mean_ns", "timer_slack_ns"}
 	i64 := func(d time.Duration) string { return strconv.FormatInt(int64(d), 10) }
-	for _, pt := range d.Points {
-		_ = cw.Write([]string{pt.Mechanism.String(), i64(pt.Requested), strconv.Itoa(pt.Samples), strconv.Itoa(pt.Interrupted),
-			i64(pt.Min), i64(pt.P50), i64(pt.P99), i64(pt.Max), i64(pt.Mean), i64(d.TimerSlack)})
+	row := func(pt *timeout.Point) []string {
+		return []string{pt.Mechanism.String(), i64(pt.Requested), strconv.Itoa(pt.Samples), strconv.Itoa(pt.Interrupted),
+			i64(pt.Min), i64(pt.P50), i64(pt.P99), i64(pt.Max), i64(pt.Mean), i64(d.TimerSlack)}
+	}
+	if len(d.Repetitions) > 1 {
+		_ = cw.Write(append(head, "round"))
+		for _, rep := range d.Repetitions {
+			for i := range rep.Points {
+				_ = cw.Write(append(row(&rep.Points[i]), strconv.Itoa(rep.Round)))
+			}
+		}
+	} else {
+		_ = cw.Write(head)
+		for i := range d.Points {
+			_ = cw.Write(row(&d.Points[i]))
+		}
 	}
 	cw.Flush()
 	return cw.Error()

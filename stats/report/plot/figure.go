@@ -2,9 +2,11 @@ package plot
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pipebench/pipebench/experiment/sweep"
+	"github.com/pipebench/pipebench/stats"
 )
 
 // Series is one curve: Y against X. Points where either is not positive
@@ -48,13 +50,32 @@ func FromSweep(r *sweep.Result, ref *sweep.Ref) Figure {
 				name = fmt.Sprintf("%s -l %d", b, l)
 			}
 			rate, samples := Series{Name: name}, Series{Name: name}
+			// With several rounds a point has a run per round: the curve
+			// goes through their median, with a bar from the least to the
+			// most.
+			var pipes []int
+			rates, samp := map[int][]float64{}, map[int][]float64{}
 			for _, p := range r.Points {
 				if p.Backend != b || p.InFlight != l {
 					continue
 				}
-				rate.X, rate.Y = append(rate.X, float64(p.Pipes)), append(rate.Y, p.EventsPerSec)
+				if _, ok := rates[p.Pipes]; !ok {
+					pipes = append(pipes, p.Pipes)
+				}
+				rates[p.Pipes] = append(rates[p.Pipes], p.EventsPerSec)
 				if p.SamplesApply {
-					samples.X, samples.Y = append(samples.X, float64(p.Pipes)), append(samples.Y, p.SamplesPerCall)
+					samp[p.Pipes] = append(samp[p.Pipes], p.SamplesPerCall)
+				}
+			}
+			slices.Sort(pipes)
+			for _, n := range pipes {
+				xs := rates[n]
+				rate.X, rate.Y = append(rate.X, float64(n)), append(rate.Y, stats.Summarize(xs, 0).Median)
+				if r.Rounds > 1 {
+					rate.Lo, rate.Hi = append(rate.Lo, slices.Min(xs)), append(rate.Hi, slices.Max(xs))
+				}
+				if ys := samp[n]; len(ys) > 0 {
+					samples.X, samples.Y = append(samples.X, float64(n)), append(samples.Y, stats.Summarize(ys, 0).Median)
 				}
 			}
 			if len(rate.X) > 0 {

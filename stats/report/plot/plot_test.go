@@ -204,3 +204,39 @@ func TestSaveErrors(t *testing.T) {
 		})
 	}
 }
+
+// With several rounds a point has a run per round: the curve goes through
+// their median once per pipe count, with a bar from the least to the
+// most, and the picture draws the bars.
+func TestFromSweepRounds(t *testing.T) {
+	r := handMade(false)
+	var more []sweep.Point
+	for _, p := range r.Points {
+		p.Round = 1
+		lo, hi := p, p
+		lo.Round, hi.Round = 2, 3
+		lo.EventsPerSec, hi.EventsPerSec = p.EventsPerSec*0.9, p.EventsPerSec*1.2
+		more = append(more, p, lo, hi)
+	}
+	r.Points, r.Rounds = more, 3
+	f := FromSweep(r, nil)
+	poll := f.Rates[0]
+	if poll.Name != "poll" || !reflect.DeepEqual(poll.X, []float64{10, 1000, 10000}) {
+		t.Fatalf("curve %+v: want one point per pipe count", poll)
+	}
+	if poll.Y[0] != 400000 || poll.Lo[0] != 360000 || poll.Hi[0] != 480000 {
+		t.Errorf("10 pipes: median %v, bar %v..%v; want 400000, 360000..480000", poll.Y[0], poll.Lo[0], poll.Hi[0])
+	}
+	var b bytes.Buffer
+	if err := Write(&b, "svg", f); err != nil {
+		t.Fatal(err)
+	}
+	one := FromSweep(handMade(false), nil)
+	var b1 bytes.Buffer
+	if err := Write(&b1, "svg", one); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(b.String(), "<path") <= strings.Count(b1.String(), "<path") {
+		t.Error("the rounds' bars are not drawn")
+	}
+}

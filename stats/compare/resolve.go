@@ -1,0 +1,86 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"golang.org/x/perf/benchmath"
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Power is the share of trials in which Resolve asks the U test to find
+// a change: 80%, the usual planning figure.
+const Power = 0.8
+
+// resolveTrials is how many simulated comparisons judge each size.
+const resolveTrials = 400
+
+// RelativeSpread is the robust spread of xs as a share of their median:
+// the median absolute deviation scaled to a standard deviation (x1.4826,
+// exact for normal samples), over the median. NaN with fewer than 3 values.
+func RelativeSpread(xs []float64) float64 {
+	if len(xs) < 3 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	med := stat.Quantile(0.5, stat.Empirical, s, nil)
+	dev := make([]float64, len(s))
+	for i, x := range s {
+		dev[i] = math.Abs(x - med)
+	}
+	slices.Sort(dev)
+	mad := stat.Quantile(0.5, stat.Empirical, dev, nil)
+	if med == 0 {
+		return math.NaN()
+	}
+	return 1.4826 * mad / math.Abs(med)
+}
+
+// Resolve is the fewest repetitions a side, up to maxN, with which the U
+// test at Alpha finds a change of d (0.02 for 2%) in at least Power of
+// simulated comparisons, when runs spread normally with relative spread
+// spread (RelativeSpread of an A/A pair's runs); 0 when maxN is not
+// enough. The trials are drawn from seed, so the answer is repeatable.
+// No fewer than 4 a side can ever be significant at 0.05.
+func Resolve(spread, d float64, maxN int, seed uint64) int {
+	if math.IsNaN(spread) || d == 0 || maxN < 4 {
+		return 0
+	}
+	th := benchmath.DefaultThresholds
+	// found says whether n a side find the change often enough. Each size
+	// draws its own trials from (seed, n), so a size's answer does not
+	// depend on which sizes were tried before it.
+	found := func(n int) bool {
+		rng := rand.New(rand.NewPCG(seed, uint64(n)))
+		noise := distuv.Normal{Mu: 0, Sigma: math.Max(spread, 1e-12), Src: rng}
+		hits := 0
+		for range resolveTrials {
+			a, b := make([]float64, n), make([]float64, n)
+			for i := range n {
+				a[i] = 1 + noise.Rand()
+				b[i] = (1 + d) * (1 + noise.Rand())
+			}
+			if c := benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &th), benchmath.NewSample(b, &th)); c.P < th.CompareAlpha {
+				hits++
+			}
+		}
+		return float64(hits) >= Power*resolveTrials
+	}
+	if !found(maxN) {
+		return 0
+	}
+	// The power grows with n: the fewest that suffice, by bisection.
+	lo, hi := 4, maxN
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if found(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
