@@ -27,8 +27,8 @@ type Plan struct {
 	Big        int `json:"big"`
 	BigProcess int `json:"big_process"`
 	// SweepPipes are seed 004's pipe counts, ascending, the last standing
-	// for its 10000 (9995 is the most every backend holds in one process,
-	// pipetest's single thread, under a limit of 20000).
+	// for its 10000 (9995 is the most every backend holds in one process
+	// with -writer self, under a limit of 20000).
 	SweepPipes []int `json:"sweep_pipes"`
 	// The herd of seed 000: waiters, their kind, pipes, tokens in flight.
 	HerdWaiters  int       `json:"herd_waiters"`

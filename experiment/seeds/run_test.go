@@ -39,7 +39,7 @@ var Tiny = seeds.Plan{
 	Timeouts:     []time.Duration{100 * time.Microsecond}, TimeoutSamples: 10,
 }
 
-var backends = map[string]*pipebench.Factory{"poll": &poll.Factory, "epoll": &epoll.LevelFactory}
+var backends = map[string]*pipebench.Factory{"poll": &poll.Factory, "epoll": &epoll.LevelFactory, "epoll-et": &epoll.EdgeFactory}
 
 // TestRunTiny runs every step at tiny sizes and checks every row: a
 // claim, a verdict with why, the command, a figure here (the profile row
