@@ -118,7 +118,7 @@ func (x *runner) rows001() []Row {
 	}
 	theirs, from = ratioOf(pipePoll10000, pipePoll1000)
 	c = claim{"001", "pipe_poll takes a larger share of the kernel's samples at 10000 pipes than at 1000", "pipe_poll's share of samples, 10000 ÷ 1000 pipes", theirs, from,
-		fmt.Sprintf("pipebench -b epoll-et -n %d -l 0 -writer thread%s -kprofile k.pb.gz; the same at -n %d", p.Big, cpu, p.Small)}
+		fmt.Sprintf("pipebench -b epoll-et -n %d -l 0 -writer thread%s -kprofile k.pb.gz; the same at -n %d", p.bigProfiled(), cpu, p.Small)}
 	rows = append(rows, x.profileRow(c))
 	return rows
 }
@@ -139,7 +139,7 @@ func (x *runner) profileRow(c claim) Row {
 		}
 	}
 	here := big.value / small.value
-	return c.judged(here, fmt.Sprintf("%.3g%% at -n %d ÷ %.3g%% at -n %d (perf, flat, both processes' samples)", big.value, x.plan.Big, small.value, x.plan.Small), SameSide(c.theirs, here))
+	return c.judged(here, fmt.Sprintf("%.3g%% at -n %d ÷ %.3g%% at -n %d (perf, flat, both processes' samples)", big.value, x.plan.bigProfiled(), small.value, x.plan.Small), SameSide(c.theirs, here))
 }
 
 // rows004 sets the sweep beside pipetest 2002: epoll over poll at each

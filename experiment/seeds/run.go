@@ -222,22 +222,27 @@ func (x *runner) measure(name string, cfg pipebench.Config, kprofile bool) {
 	}
 	res, err := x.opt.Run(cfg)
 	o := outcome{res: res, err: err}
-	var limit *pipebench.LimitError
-	switch {
-	case errors.As(err, &limit):
-	case err != nil:
-		x.fail(name, err)
-	case res.Interrupted:
-		x.interrupted = true
-		o.err = errInterrupted
-	default:
-		o.sum = summary.Summarize(res, x.plan.Warmup)
-	}
 	if prof != nil {
 		x.shares[name] = pipePollShare(prof)
 		// The profile's conversion left garbage: collect it now rather
 		// than during the next step's run.
 		runtime.GC()
+	}
+	var limit *pipebench.LimitError
+	switch {
+	case errors.As(err, &limit):
+	case err != nil:
+		x.fail(name, err)
+	case res.Interrupted && prof != nil && x.shares[name].err != nil && !x.stopped():
+		// perf failed to start and the profiler ended the run: the
+		// step failed, the reproduction goes on.
+		o.err = x.shares[name].err
+		x.fail(name, o.err)
+	case res.Interrupted:
+		x.interrupted = true
+		o.err = errInterrupted
+	default:
+		o.sum = summary.Summarize(res, x.plan.Warmup)
 	}
 	x.runs[name] = o
 	x.done++
@@ -318,7 +323,7 @@ func (x *runner) seed001() {
 	x.measure(s001Small0, x.pinned(x.config(epoll, p.Small, 0, pipebench.WriterThread)), false)
 	x.measure(s001Big0, x.pinned(x.config(epoll, p.Big, 0, pipebench.WriterThread)), false)
 	x.measure(s001Small0K, x.pinned(x.config(epoll, p.Small, 0, pipebench.WriterThread)), true)
-	x.measure(s001Big0K, x.pinned(x.config(epoll, p.Big, 0, pipebench.WriterThread)), true)
+	x.measure(s001Big0K, x.pinned(x.config(epoll, p.bigProfiled(), 0, pipebench.WriterThread)), true)
 }
 
 // seed004: poll and epoll at the sweep's pipe counts, one token, through
