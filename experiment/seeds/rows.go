@@ -229,7 +229,7 @@ func (x *runner) rows004() []Row {
 	}
 	theirs, from := ratioOf(pipetestPoll[1000], pipetestPoll[lref])
 	half := float64(last) / 1000 / 2
-	rows = append(rows, fall(claim{"004", fmt.Sprintf("poll falls as pipes grow, as 1/N: from 1000 to %d pipes", lref), "poll evts/sec, 1000 ÷ N pipes", theirs, from + beyond, cmd}, "poll",
+	rows = append(rows, fall(claim{"004", fmt.Sprintf("poll falls as pipes grow, about as 1/N or faster: from 1000 to %d pipes", lref), "poll evts/sec, 1000 ÷ N pipes", theirs, from + beyond, cmd}, "poll",
 		func(here float64) Judgement {
 			return AtLeast(half, here, fmt.Sprintf("half the %.3gx fall that 1/N predicts: pipebench's bound", 2*half))
 		}))
