@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats/profile"
 	"github.com/pipebench/pipebench/stats/report"
@@ -161,7 +160,7 @@ func (of *outputFlags) register(fs *flag.FlagSet) {
 		}
 		return nil
 	}}, "format", "output format: "+strings.Join(report.Formats, ", "))
-	fs.StringVar(&of.out, "o", "", "write the output to this file instead of stdout")
+	fs.StringVar(&of.out, "o", "", "write the output to this file instead of stdout (-format json unless given, when the name ends in .json)")
 	fs.Var(intFlag{&of.count, 1, 1000, "runs"}, "count", "repeat the run this many times, fresh pipes each time")
 }
 
@@ -231,6 +230,7 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	jsonByName(fs, of.out, &of.format)
 	cfg, err := rf.config(set)
 	if err != nil {
 		return usageError(stderr, err)
@@ -265,7 +265,7 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 		tables = stderr
 	}
 	prof := pf.profiler()
-	code := runAll(cfg, &rf, of.count, out, stderr, stop, prof)
+	code := runAll(recordOf("run", fs, args), cfg, &rf, of.count, out, stderr, stop, prof)
 	code = max(code, finishProfiles(prof, tables, stderr))
 	if err := closeOut(); err != nil && code == exitOK {
 		fmt.Fprintf(stderr, "pipebench: -o %s: %v\n", of.out, err)
@@ -274,9 +274,10 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 	return code
 }
 
-// runAll runs cfg, made from rf, count times and reports through out.
-func runAll(cfg pipebench.Config, rf *runFlags, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}, prof *profile.Profiler) int {
-	doc := &report.Document{Tool: "pipebench", Started: time.Now().UTC(), Config: report.NewConfig(&cfg, count, rf.warmup), Environment: envinfo.Read()}
+// runAll runs cfg, made from rf, count times and reports through out, in
+// the document rec begins.
+func runAll(rec report.Record, cfg pipebench.Config, rf *runFlags, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}, prof *profile.Profiler) int {
+	doc := &report.Document{Record: rec, Config: report.NewConfig(&cfg, count, rf.warmup)}
 	var outErr error
 	keep := func(err error) {
 		if outErr == nil && err != nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/herd"
-	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats/report"
 )
@@ -31,7 +30,8 @@ fresh setup; the summary shows them side by side with their ratio.
 // herdFlags are the flags of pipebench herd.
 type herdFlags struct {
 	waiters, pipes, inFlight, warmup int
-	mode, exclusive, format          string
+	mode, exclusive                  string
+	out                              docOutput
 	duration, interval               time.Duration
 	seed                             uint64
 }
@@ -49,7 +49,7 @@ func (hf *herdFlags) register(fs *flag.FlagSet) {
 	fs.Var(durationFlag{&hf.interval, 10 * time.Millisecond, "", time.Hour}, "i", "reporting interval")
 	fs.Var(intFlag{&hf.warmup, 0, 1000, "intervals"}, "warmup", "leading intervals left out of the evts/sec summary")
 	fs.Uint64Var(&hf.seed, "seed", 1, "seed of the writer's random choice of pipe")
-	formatFlag(fs, &hf.format)
+	hf.out.register(fs)
 }
 
 func exclusiveSettings(s string) ([]bool, error) {
@@ -71,6 +71,10 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 	if code := parseSub(fs, args, herdHelp, stdout, stderr); code >= 0 {
 		return code
 	}
+	if err := hf.out.check(fs); err != nil {
+		return usageError(stderr, fmt.Errorf("herd: %w", err))
+	}
+	rec := recordOf("herd", fs, args)
 	if hf.interval > hf.duration {
 		return usageError(stderr, fmt.Errorf("herd: -i %v is longer than -d %v: want an interval no longer than the duration", hf.interval, hf.duration))
 	}
@@ -78,7 +82,7 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 		Duration: hf.duration, Interval: hf.interval, Stop: stop}
 	cfg.Mode, _ = herd.ParseMode(hf.mode)
 	cfg.Exclusive, _ = exclusiveSettings(hf.exclusive)
-	if hf.format == "text" {
+	if hf.out.format == "text" {
 		progress := &report.HerdProgress{W: stdout, Config: cfg}
 		cfg.OnSetup, cfg.OnInterval = progress.Setup, progress.Interval
 	}
@@ -90,7 +94,7 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 	}
 	var doc report.Doc
 	if res != nil {
-		doc = report.NewHerdDoc(cfg, hf.warmup, res, envinfo.Read())
+		doc = report.NewHerdDoc(rec, cfg, hf.warmup, res)
 	}
-	return finish("herd", stdout, stderr, hf.format, doc, err)
+	return hf.out.finish("herd", stdout, stderr, doc, err)
 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/seeds"
-	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats/report"
 )
@@ -19,7 +18,7 @@ func init() {
 	}
 }
 
-const seedsHelp = `usage: pipebench seeds [-quick] [-format text|csv|json]
+const seedsHelp = `usage: pipebench seeds [-quick] [-format text|csv|json] [-o FILE]
 
 Runs the experiment behind each claim of the seed documents (epoll_pipe_bench
 2006, pipetest 2002, EPOLLEXCLUSIVE 2015, epoll min-wait 2022, epoll_pwait1
@@ -38,11 +37,15 @@ var runSeeds = seeds.Run
 func seedsCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	fs := flag.NewFlagSet("seeds", flag.ContinueOnError)
 	quick := fs.Bool("quick", false, "the quick plan: shorter runs and fewer sizes (under 2 minutes)")
-	var format string
-	formatFlag(fs, &format)
+	var out docOutput
+	out.register(fs)
 	if code := parseSub(fs, args, seedsHelp, stdout, stderr); code >= 0 {
 		return code
 	}
+	if err := out.check(fs); err != nil {
+		return usageError(stderr, fmt.Errorf("seeds: %w", err))
+	}
+	rec := recordOf("seeds", fs, args)
 	plan := seeds.Full
 	if *quick {
 		plan = seeds.Quick
@@ -67,5 +70,5 @@ func seedsCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	if res.Interrupted {
 		fmt.Fprintf(stderr, "seeds: interrupted: the rows of the steps not run say so\n")
 	}
-	return finish("seeds", stdout, stderr, format, report.NewSeedsDoc(res, envinfo.Read()), err)
+	return out.finish("seeds", stdout, stderr, report.NewSeedsDoc(rec, res), err)
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/sweep"
-	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats/report"
 	"github.com/pipebench/pipebench/stats/report/plot"
@@ -50,13 +49,15 @@ var runPoint = pipebench.Run
 // sweepFlags are pipebench sweep's own flags; the run flags come from
 // runFlags.
 type sweepFlags struct {
-	backends          []string
-	pipes, inFlight   []int
-	writers, readers  []int
-	pipesPer          string
-	unit              string
-	format, plot, ref string
-	ratios            string
+	backends         []string
+	pipes, inFlight  []int
+	writers, readers []int
+	pipesPer         string
+	unit             string
+	plot, ref        string
+	ratios           string
+	out              docOutput
+	count            int
 }
 
 func (sf *sweepFlags) register(fs *flag.FlagSet) {
@@ -80,7 +81,9 @@ func (sf *sweepFlags) register(fs *flag.FlagSet) {
 		}
 		return nil
 	}}, "unit", "the table's unit: sec (evts/sec) or ms (evts/ms)")
-	formatFlag(fs, &sf.format)
+	sf.out.register(fs)
+	sf.count = 1
+	fs.Var(intFlag{&sf.count, 1, 1000, "rounds"}, "count", "measure every point this many times, in rounds: every point once a round, each round in a shuffled order (from -seed)")
 	fs.StringVar(&sf.plot, "plot", "", "draw evts/sec against pipes (log-log) to this .svg or .png file")
 	fs.StringVar(&sf.ref, "ref", "", "reference table (CSV, see testdata/README.md) drawn on the plot; every curve is then divided by its first point")
 	fs.StringVar(&sf.ratios, "ratios", "", "ratio columns such as epoll/poll,epoll/select (default: the last backend over each other one)")
@@ -97,23 +100,23 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	if code := parseSub(fs, args, sweepHelp, stdout, stderr); code >= 0 {
 		return code
 	}
+	if err := sf.out.check(fs); err != nil {
+		return usageError(stderr, fmt.Errorf("sweep: %w", err))
+	}
 	p, err := sf.plan(fs, &rf)
 	if err != nil {
 		return usageError(stderr, fmt.Errorf("sweep: %w", err))
 	}
-	report.WriteSweepStart(stderr, len(p.jobs), rf.duration)
-	progress := report.NewSweepProgress(stderr, report.IsTerminal(stderr), len(p.jobs), rf.duration+200*time.Millisecond)
+	rec := recordOf("sweep", fs, args)
+	report.WriteSweepStart(stderr, len(p.jobs), sf.count, rf.duration)
+	progress := report.NewSweepProgress(stderr, report.IsTerminal(stderr), len(p.jobs)*sf.count, rf.duration+200*time.Millisecond)
 	opt := sweep.Options{Warmup: rf.warmup, Stop: stop, OnProgress: progress.Show, Run: runPoint,
-		Reason: func(err error) string { return rf.err(err).Error() }}
+		Reason: func(err error) string { return rf.err(err).Error() }, Rounds: sf.count, ShuffleSeed: rf.seed}
 	res, runErr := sweep.Run(p.grid, p.jobs, opt)
 	progress.Close()
 	report.WriteSweepCounts(stderr, res)
 
-	code := exitOK
-	if err := report.WriteDoc(stdout, sf.format, report.NewSweepDoc(res, p.ratios, sf.unit == "ms", envinfo.Read().Kernel)); err != nil {
-		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", err)
-		code = exitFailed
-	}
+	code := sf.out.finish("sweep", stdout, stderr, report.NewSweepDoc(rec, res, p.ratios, sf.unit == "ms"), nil)
 	if sf.plot != "" && !drawSweep(sf.plot, res, p, stderr) {
 		code = exitFailed
 	}

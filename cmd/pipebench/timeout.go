@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/timeout"
-	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats/report"
 )
@@ -37,21 +36,25 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 		Mechanisms: timeout.Mechanisms(),
 		Samples:    100,
 	}
-	var format string
+	var out docOutput
 	fs.Var(listFlag[time.Duration]{v: &cfg.Timeouts, parse: timeoutItem}, "timeouts", "requested timeouts, comma-separated")
 	fs.Var(listFlag[timeout.Mechanism]{v: &cfg.Mechanisms, parse: timeout.ParseMechanism}, "mechanisms", "mechanisms to measure, comma-separated")
 	fs.Var(intFlag{&cfg.Samples, 1, timeout.MaxSamples, "samples"}, "samples", "samples per mechanism and timeout")
 	fs.Var(durationFlag{&cfg.Slack, time.Nanosecond, "leaves the thread's timer slack as inherited", time.Second}, "slack",
 		"timer slack (PR_SET_TIMERSLACK) of the measuring thread")
-	formatFlag(fs, &format)
+	out.register(fs)
 	if code := parseSub(fs, args, timeoutHelp, stdout, stderr); code >= 0 {
 		return code
 	}
+	if err := out.check(fs); err != nil {
+		return usageError(stderr, fmt.Errorf("timeout: %w", err))
+	}
+	rec := recordOf("timeout", fs, args)
 	cfg.Stop = stop
 	if err := cfg.Validate(); err != nil {
 		return usageError(stderr, fmt.Errorf("timeout: %w", timeoutFlagNames.err(err)))
 	}
-	if format == "text" {
+	if out.format == "text" {
 		report.WriteTimeoutHead(stdout, cfg)
 	}
 	res, err := timeout.Run(cfg)
@@ -61,9 +64,9 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	}
 	var doc report.Doc
 	if res != nil {
-		doc = report.NewTimeoutDoc(res, envinfo.Read())
+		doc = report.NewTimeoutDoc(rec, res)
 	}
-	return finish("timeout", stdout, stderr, format, doc, err)
+	return out.finish("timeout", stdout, stderr, doc, err)
 }
 
 // timeoutItem parses one requested timeout, in (0, timeout.MaxTimeout].

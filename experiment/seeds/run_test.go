@@ -80,7 +80,7 @@ func TestRunTiny(t *testing.T) {
 	if err := reporttest.CheckSeedRows(res.Rows); err != nil {
 		t.Error(err)
 	}
-	d := report.NewSeedsDoc(res, envinfo.Read())
+	d := report.NewSeedsDoc(report.Record{Environment: envinfo.Read()}, res)
 	var out [3]bytes.Buffer
 	for i, format := range []string{"text", "csv", "json"} {
 		if err := report.WriteDoc(&out[i], format, d); err != nil {

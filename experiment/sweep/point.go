@@ -98,6 +98,9 @@ type Job struct {
 // Point is what one run of a sweep measured.
 type Point struct {
 	Key
+	// Round is the round of a sweep of several (-count) that measured it;
+	// 0 when the sweep had one.
+	Round int `json:"round,omitempty"`
 	// Writer is the writer the run used (auto resolved).
 	Writer string `json:"writer"`
 	// EventsPerSec is the median evts/sec over the intervals after warm-up;
@@ -121,6 +124,11 @@ type Point struct {
 	SyscallsPerToken    float64 `json:"syscalls_per_token"`
 	CPUPerToken         float64 `json:"cpu_ns_per_token"`
 	CompletionsPerEnter float64 `json:"completions_per_enter,omitempty"`
+	// Costs are CPU time and context switches per event of every thread
+	// and process (summary.Summary's); Latency the write-to-read times
+	// when -latency recorded them.
+	Costs   []summary.Cost   `json:"costs,omitempty"`
+	Latency *summary.Latency `json:"latency,omitempty"`
 }
 
 // NewPoint summarises one finished run.
@@ -134,12 +142,15 @@ func NewPoint(k Key, res *pipebench.Result, warmup int) Point {
 		SamplesPerCall: s.SamplesPerCall, SamplesApply: s.Applies,
 		Tokens:           res.Tokens,
 		SyscallsPerToken: s.SyscallsPerToken, CPUPerToken: s.CPUPerToken, CompletionsPerEnter: s.CompletionsPerEnter,
+		Costs: s.Costs, Latency: s.Latency,
 	}
 }
 
 // Missing is a point of the grid that has no measurement, and why.
 type Missing struct {
 	Key
+	// Round is the round the run belonged to, in a sweep of several.
+	Round  int    `json:"round,omitempty"`
 	Reason string `json:"reason"`
 }
 

@@ -3,6 +3,7 @@ package sweep
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
@@ -29,7 +30,11 @@ type Settings struct {
 type Result struct {
 	Grid     Grid     `json:"grid"`
 	Settings Settings `json:"settings"`
-	// Points are the measured points in the order they ran.
+	// Rounds is how many times every point was measured (-count); each
+	// round measures every point once, in an order of its own.
+	Rounds int `json:"rounds"`
+	// Points are the measured points in the order they ran: with several
+	// rounds, a key has a point per round.
 	Points []Point `json:"points"`
 	// Skipped are points that cannot run here (the descriptor limit).
 	Skipped []Missing `json:"skipped,omitempty"`
@@ -60,9 +65,11 @@ const (
 type Progress struct {
 	Kind ProgressKind
 	Key  Key
-	// Done is how many points have finished (measured or skipped); Total is
-	// the size of the grid.
+	// Done is how many runs have finished (measured or skipped); Total is
+	// the size of the grid times the rounds.
 	Done, Total int
+	// Round is the round the run belongs to, of Rounds.
+	Round, Rounds int
 	// Elapsed is the time since the sweep began; InPoint the time since the
 	// current point began.
 	Elapsed, InPoint time.Duration
@@ -88,74 +95,156 @@ type Options struct {
 	// names Config fields otherwise (the command: by its flags) renders
 	// them here. err.Error() unless set.
 	Reason func(error) string
+	// Rounds measures every point this many times (at least once). With
+	// more than one, each round runs the points in an order of its own,
+	// shuffled from ShuffleSeed and the round's number, so that a drift of
+	// the machine's speed falls on every point alike.
+	Rounds      int
+	ShuffleSeed uint64
 }
 
-// Run measures every job in order, each with a fresh pipebench run. A run
+// Run measures every job, opt.Rounds times, each time with a fresh
+// pipebench run: fresh pipes and threads. One round runs the jobs in their
+// order; several run every job once a round, each round shuffled. A run
 // refused for the descriptor limit (*pipebench.LimitError) is recorded as
-// skipped and the sweep goes on. Any other failure ends the sweep: the
-// result holds what was done and the error names the point. Closing
+// skipped, once, and the sweep goes on. Any other failure ends the sweep:
+// the result holds what was done and the error names the point. Closing
 // opt.Stop ends the sweep early with what was done; that is not an error.
 func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
-	run, reason := opt.Run, opt.Reason
-	if run == nil {
-		run = pipebench.Run
+	s := &sweeper{opt: opt, rounds: max(opt.Rounds, 1), total: len(jobs) * max(opt.Rounds, 1), t0: time.Now()}
+	if s.opt.Run == nil {
+		s.opt.Run = pipebench.Run
 	}
-	if reason == nil {
-		reason = func(err error) string { return err.Error() }
+	if s.opt.Reason == nil {
+		s.opt.Reason = func(err error) string { return err.Error() }
 	}
-	res := &Result{Grid: grid, Points: []Point{}}
+	res := &Result{Grid: grid, Rounds: s.rounds, Points: []Point{}}
+	s.res = res
 	if len(jobs) > 0 {
 		res.Settings = settingsOf(jobs[0].Config, opt.Warmup)
 	}
-	t0 := time.Now()
-	defer func() { res.Elapsed = time.Since(t0) }()
-	emit := func(e Progress) {
-		if opt.OnProgress != nil {
-			e.Total = len(jobs)
-			e.Elapsed = time.Since(t0)
-			opt.OnProgress(e)
+	defer func() { res.Elapsed = time.Since(s.t0) }()
+	order := RoundOrders(len(jobs), s.rounds, opt.ShuffleSeed)
+	// notRun lists the runs from the i-th of round r on as not run.
+	notRun := func(r, i int, reason string) {
+		for ; r <= s.rounds; r, i = r+1, 0 {
+			for _, j := range order[r-1][i:] {
+				res.NotRun = append(res.NotRun, Missing{Key: jobs[j].Key, Round: s.round(r), Reason: reason})
+			}
 		}
 	}
-	notRun := func(from int, reason string) {
-		for _, j := range jobs[from:] {
-			res.NotRun = append(res.NotRun, Missing{Key: j.Key, Reason: reason})
-		}
-	}
-	for i, job := range jobs {
-		if stopped(opt.Stop) {
-			res.Interrupted = true
-			notRun(i, "interrupted before it ran")
-			return res, nil
-		}
-		k := job.Key
-		emit(Progress{Kind: Started, Key: k, Done: i})
-		p0 := time.Now()
-		cfg := job.Config
-		cfg.Stop = opt.Stop
-		cfg.OnInterval = func(pipebench.Interval) {
-			emit(Progress{Kind: Tick, Key: k, Done: i, InPoint: time.Since(p0)})
-		}
-		r, err := run(cfg)
-		var limit *pipebench.LimitError
-		switch {
-		case errors.As(err, &limit):
-			res.Skipped = append(res.Skipped, Missing{Key: k, Reason: reason(err)})
-			emit(Progress{Kind: Finished, Key: k, Done: i + 1, InPoint: time.Since(p0), Skipped: reason(err)})
-		case err != nil:
-			res.Failure = &Missing{Key: k, Reason: reason(err)}
-			notRun(i+1, "not run: the sweep ended at a failed run")
-			return res, fmt.Errorf("%s: %w", k, err)
-		case r.Interrupted:
-			res.Interrupted = true
-			notRun(i, "interrupted")
-			return res, nil
-		default:
-			p := NewPoint(k, r, opt.Warmup)
-			res.Points = append(res.Points, p)
-			emit(Progress{Kind: Finished, Key: k, Done: i + 1, InPoint: time.Since(p0), Point: &p})
+	skipped := make([]bool, len(jobs))
+	for r := 1; r <= s.rounds; r++ {
+		for i, j := range order[r-1] {
+			if skipped[j] {
+				s.done++
+				continue
+			}
+			if stopped(opt.Stop) {
+				res.Interrupted = true
+				notRun(r, i, "interrupted before it ran")
+				return res, nil
+			}
+			outcome, err := s.measure(jobs[j], r)
+			s.done++
+			switch {
+			case err != nil:
+				notRun(r, i+1, "not run: the sweep ended at a failed run")
+				return res, err
+			case outcome == skippedRun:
+				skipped[j] = true
+			case outcome == interruptedRun:
+				res.Interrupted = true
+				notRun(r, i, "interrupted")
+				return res, nil
+			}
 		}
 	}
 	return res, nil
+}
+
+// sweeper is a sweep under way.
+type sweeper struct {
+	opt           Options
+	res           *Result
+	rounds, total int
+	done          int // runs finished, skipped ones included
+	t0            time.Time
+}
+
+// round is r as a point records it: 0 in a sweep of one round.
+func (s *sweeper) round(r int) int {
+	if s.rounds == 1 {
+		return 0
+	}
+	return r
+}
+
+func (s *sweeper) emit(e Progress) {
+	if s.opt.OnProgress != nil {
+		e.Done, e.Total, e.Rounds = s.done+e.Done, s.total, s.rounds
+		e.Elapsed = time.Since(s.t0)
+		s.opt.OnProgress(e)
+	}
+}
+
+// What measure did besides measuring a point.
+type runOutcome int
+
+const (
+	measuredRun runOutcome = iota
+	skippedRun
+	interruptedRun
+)
+
+// measure runs job once, in round r, and adds what it measured, or why
+// not, to the result.
+func (s *sweeper) measure(job Job, r int) (runOutcome, error) {
+	k, res, reason := job.Key, s.res, s.opt.Reason
+	s.emit(Progress{Kind: Started, Key: k, Round: r})
+	p0 := time.Now()
+	cfg := job.Config
+	cfg.Stop = s.opt.Stop
+	cfg.OnInterval = func(pipebench.Interval) {
+		s.emit(Progress{Kind: Tick, Key: k, Round: r, InPoint: time.Since(p0)})
+	}
+	out, err := s.opt.Run(cfg)
+	var limit *pipebench.LimitError
+	switch {
+	case errors.As(err, &limit):
+		res.Skipped = append(res.Skipped, Missing{Key: k, Reason: reason(err)})
+		s.emit(Progress{Kind: Finished, Key: k, Done: 1, Round: r, InPoint: time.Since(p0), Skipped: reason(err)})
+		return skippedRun, nil
+	case err != nil:
+		res.Failure = &Missing{Key: k, Round: s.round(r), Reason: reason(err)}
+		return measuredRun, fmt.Errorf("%s: %w", k, err)
+	case out.Interrupted:
+		return interruptedRun, nil
+	}
+	p := NewPoint(k, out, s.opt.Warmup)
+	p.Round = s.round(r)
+	res.Points = append(res.Points, p)
+	s.emit(Progress{Kind: Finished, Key: k, Done: 1, Round: r, InPoint: time.Since(p0), Point: &p})
+	return measuredRun, nil
+}
+
+// RoundOrders is the order of the jobs in each of rounds rounds: one
+// round runs them as given; several shuffle every round, from seed and the
+// round's number, so that the same command runs in the same orders.
+func RoundOrders(jobs, rounds int, seed uint64) [][]int {
+	orders := make([][]int, rounds)
+	for r := range orders {
+		o := make([]int, jobs)
+		for i := range o {
+			o[i] = i
+		}
+		if rounds > 1 {
+			rng := rand.New(rand.NewPCG(seed, uint64(r+1)))
+			rng.Shuffle(jobs, func(a, b int) { o[a], o[b] = o[b], o[a] })
+		}
+		orders[r] = o
+	}
+	return orders
 }
 
 func stopped(stop <-chan struct{}) bool {

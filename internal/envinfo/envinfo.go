@@ -1,7 +1,9 @@
-// Package envinfo records the machine a result was measured on: kernel,
-// CPU, cores, Go, descriptor limits, CPU vulnerability mitigations and the
-// clock source. Every result carries it, because only ratios measured on
-// one machine in one run carry across machines.
+// Package envinfo records the machine a result was measured on: kernel and
+// its command line, CPU, cores, SMT, NUMA nodes, frequency scaling, the
+// hypervisor, Go, descriptor limits, CPU vulnerability mitigations, the
+// clock source and the load at the start; and the pipebench build that
+// measured it (ReadBuild). Every result carries both, because only ratios
+// measured on one machine in one run carry across machines.
 //
 // Imports: golang.org/x/sys/unix; no package of pipebench's.
 package envinfo
@@ -34,6 +36,22 @@ type Environment struct {
 	// Mitigations maps each CPU vulnerability to the kernel's status line.
 	Mitigations map[string]string `json:"mitigations"`
 	ClockSource string            `json:"clock_source"`
+	// KernelCmdline is the kernel's part of /proc/cmdline (what follows
+	// " -- " is init's).
+	KernelCmdline string `json:"kernel_cmdline"`
+	// CPUFreqDriver and CPUFreqGovernor are CPU 0's, where the kernel
+	// exposes frequency scaling (virtual machines often do not).
+	CPUFreqDriver   string `json:"cpufreq_driver,omitempty"`
+	CPUFreqGovernor string `json:"cpufreq_governor,omitempty"`
+	// SMT is /sys/devices/system/cpu/smt/control: on, off, forceoff,
+	// notsupported or notimplemented ("on, inactive" when no sibling is
+	// online).
+	SMT        string `json:"smt"`
+	NUMANodes  int    `json:"numa_nodes"`
+	Hypervisor string `json:"hypervisor,omitempty"`
+	// LoadAverage is /proc/loadavg's 1, 5 and 15 minute figures when the
+	// environment was read: at the start of the work.
+	LoadAverage [3]float64 `json:"load_average"`
 	// Missing lists what could not be read, so that a gap is never silent.
 	Missing []string `json:"missing,omitempty"`
 }
@@ -78,6 +96,7 @@ func ReadFS(root fs.FS) Environment {
 	} else {
 		e.Missing = append(e.Missing, err.Error())
 	}
+	e.readMachine(root)
 	return e
 }
 

@@ -3,7 +3,6 @@ package report
 import (
 	"time"
 
-	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats/summary"
 )
@@ -11,12 +10,10 @@ import (
 // Document is everything one invocation measured, the model behind every
 // format: the JSON format is this struct.
 type Document struct {
-	Tool        string              `json:"tool"`
-	Started     time.Time           `json:"started"`
-	Config      Config              `json:"config"`
-	Environment envinfo.Environment `json:"environment"`
-	Runs        []summary.Run       `json:"runs"`
-	Summary     summary.Across      `json:"summary"`
+	Record
+	Config  Config         `json:"config"`
+	Runs    []summary.Run  `json:"runs"`
+	Summary summary.Across `json:"summary"`
 	// Error is the failure that ended the invocation, if any.
 	Error string `json:"error,omitempty"`
 }
@@ -34,6 +31,19 @@ type Config struct {
 	Count    int                  `json:"count"`
 	Warmup   int                  `json:"warmup_intervals"`
 	Latency  bool                 `json:"latency"`
+	// The settings that change what is measured beyond the workload's
+	// shape: -fd, -churn, -delay, -cpu, -readers, -writers, -maxevents,
+	// -nest, -share. Every flag with its value is in Record.Flags too.
+	Source    pipebench.Source `json:"source"`
+	Churn     int              `json:"churn"`
+	Delay     time.Duration    `json:"delay_ns"`
+	CPUs      []int            `json:"cpus,omitempty"`
+	Spread    bool             `json:"cpu_spread,omitempty"`
+	Readers   int              `json:"readers"`
+	Writers   int              `json:"writers"`
+	MaxEvents int              `json:"maxevents"`
+	Nest      int              `json:"nest"`
+	Share     bool             `json:"share"`
 }
 
 // NewConfig describes cfg, run count times.
@@ -42,6 +52,8 @@ func NewConfig(cfg *pipebench.Config, count, warmup int) Config {
 		Backend: cfg.Backend.Name, Pipes: cfg.Pipes, InFlight: cfg.InFlight, Writer: cfg.Writer,
 		Route: cfg.Route, Seed: cfg.Seed, Duration: cfg.Duration, Interval: cfg.Interval,
 		Count: count, Warmup: warmup, Latency: cfg.Latency,
+		Source: cfg.Source, Churn: cfg.Churn, Delay: cfg.Delay, CPUs: cfg.CPUs, Spread: cfg.Spread,
+		Readers: cfg.Readers, Writers: cfg.Writers, MaxEvents: cfg.MaxEvents, Nest: cfg.Nest, Share: cfg.Share,
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/herd"
-	"github.com/pipebench/pipebench/internal/envinfo"
 )
 
 // HerdProgress writes the text format's lines while a herd runs: a head
@@ -58,17 +57,15 @@ func herdShape(waiters int, mode herd.Mode, pipes, inFlight int) string {
 // HerdDoc is what pipebench herd reports: each setting with its figures,
 // and off/on ratios when both ran.
 type HerdDoc struct {
-	Tool        string              `json:"tool"`
-	Started     time.Time           `json:"started"`
-	Waiters     int                 `json:"waiters"`
-	Mode        herd.Mode           `json:"mode"`
-	Pipes       int                 `json:"pipes"`
-	InFlight    int                 `json:"in_flight"`
-	Duration    time.Duration       `json:"duration_ns"`
-	Warmup      int                 `json:"warmup"`
-	Settings    []HerdSetting       `json:"sides"`
-	Ratios      map[string]float64  `json:"ratios_off_over_on,omitempty"`
-	Environment envinfo.Environment `json:"environment"`
+	Record
+	Waiters  int                `json:"waiters"`
+	Mode     herd.Mode          `json:"mode"`
+	Pipes    int                `json:"pipes"`
+	InFlight int                `json:"in_flight"`
+	Duration time.Duration      `json:"duration_ns"`
+	Warmup   int                `json:"warmup"`
+	Settings []HerdSetting      `json:"sides"`
+	Ratios   map[string]float64 `json:"ratios_off_over_on,omitempty"`
 }
 
 // HerdSetting is one setting's measurement with its figures.
@@ -79,9 +76,9 @@ type HerdSetting struct {
 
 // NewHerdDoc describes res, measured with cfg on env, leaving warmup
 // intervals out of each setting's evts/sec summary.
-func NewHerdDoc(cfg herd.Config, warmup int, res *herd.Result, env envinfo.Environment) *HerdDoc {
-	d := &HerdDoc{Tool: "pipebench herd", Started: time.Now().UTC(), Waiters: cfg.Waiters, Mode: cfg.Mode,
-		Pipes: cfg.Pipes, InFlight: cfg.InFlight, Duration: cfg.Duration, Warmup: warmup, Environment: env}
+func NewHerdDoc(rec Record, cfg herd.Config, warmup int, res *herd.Result) *HerdDoc {
+	d := &HerdDoc{Record: rec, Waiters: cfg.Waiters, Mode: cfg.Mode,
+		Pipes: cfg.Pipes, InFlight: cfg.InFlight, Duration: cfg.Duration, Warmup: warmup}
 	for _, s := range res.Settings {
 		d.Settings = append(d.Settings, HerdSetting{Setting: s, Figures: s.Figures(warmup)})
 	}
@@ -178,7 +175,7 @@ func (d *HerdDoc) WriteText(w io.Writer) error {
 		lent = d.Settings[0].Setup.GOMAXPROCS - d.Environment.GOMAXPROCS
 	}
 	p("machine        %s", MachineLine(d.Environment, lent, ""))
-	return nil
+	return writeRecordLines(w, &d.Record)
 }
 
 // WriteCSV writes one row per setting: the setting, the table's figures

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/pipebench/pipebench/experiment/herd"
-	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats/report"
 )
@@ -24,7 +23,7 @@ func TestHerdRatioNotApplicable(t *testing.T) {
 		}
 	}
 	res := &herd.Result{Settings: []herd.Setting{side(false, 500), side(true, 0)}}
-	d := report.NewHerdDoc(herd.Config{Waiters: 4, Pipes: 1, InFlight: 1}, 0, res, envinfo.Environment{})
+	d := report.NewHerdDoc(report.Record{}, herd.Config{Waiters: 4, Pipes: 1, InFlight: 1}, 0, res)
 	if v, ok := d.Ratios["wakeups_per_token"]; ok {
 		t.Errorf("wake-ups ratio %v over 0 wake-ups with the flag on: want it left out", v)
 	}

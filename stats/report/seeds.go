@@ -8,21 +8,18 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/seeds"
-	"github.com/pipebench/pipebench/internal/envinfo"
 )
 
 // SeedsDoc is what pipebench seeds reports: each seed's claim beside this
 // machine.
 type SeedsDoc struct {
-	Tool    string    `json:"tool"`
-	Started time.Time `json:"started"`
+	Record
 	*seeds.Result
-	Environment envinfo.Environment `json:"environment"`
 }
 
 // NewSeedsDoc describes res, measured on env.
-func NewSeedsDoc(res *seeds.Result, env envinfo.Environment) *SeedsDoc {
-	return &SeedsDoc{Tool: "pipebench seeds", Started: time.Now().UTC(), Result: res, Environment: env}
+func NewSeedsDoc(rec Record, res *seeds.Result) *SeedsDoc {
+	return &SeedsDoc{Record: rec, Result: res}
 }
 
 // opt prints an optional figure with four significant digits, or "-".
@@ -63,7 +60,7 @@ func (d *SeedsDoc) WriteText(w io.Writer) error {
 	}
 	p("verdicts: a ratio differs from 1 when it is more than %.0f%% away (pipebench's rule; the seeds state none)", 100*seeds.Margin)
 	p("machine        %s", MachineLine(d.Environment, 0, ""))
-	return nil
+	return writeRecordLines(w, &d.Record)
 }
 
 // WriteCSV writes a row per claim.

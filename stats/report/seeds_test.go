@@ -37,7 +37,7 @@ func TestSeedsFormats(t *testing.T) {
 	if err := reporttest.CheckSeedRows(res.Rows); err != nil {
 		t.Fatalf("synthetic rows: %v", err)
 	}
-	d := report.NewSeedsDoc(res, envinfo.Environment{Kernel: "6.18", Cores: 2})
+	d := report.NewSeedsDoc(report.Record{Environment: envinfo.Environment{Kernel: "6.18", Cores: 2}}, res)
 	var text, csvOut, jsonOut bytes.Buffer
 	for _, o := range []struct {
 		format string

@@ -15,6 +15,7 @@ import (
 // ratio columns and the table of median evts/sec with them. Its JSON is the
 // document (WriteJSON); WriteText and WriteCSV lay out the table.
 type SweepDoc struct {
+	Record
 	*sweep.Result
 	Ratios []string       `json:"ratio_columns"`
 	Table  []sweepJSONRow `json:"table"`
@@ -31,10 +32,10 @@ type SweepDoc struct {
 	events SweepTable
 }
 
-// NewSweepDoc lays r out with the given ratio columns, in events per
-// millisecond when perMs, measured on kernel.
-func NewSweepDoc(r *sweep.Result, ratios []Ratio, perMs bool, kernel string) *SweepDoc {
-	d := &SweepDoc{Result: r, Kernel: kernel, ratios: ratios, events: SweepEventsTable(r, ratios, perMs)}
+// NewSweepDoc lays r, recorded as rec, out with the given ratio columns,
+// in events per millisecond when perMs.
+func NewSweepDoc(rec Record, r *sweep.Result, ratios []Ratio, perMs bool) *SweepDoc {
+	d := &SweepDoc{Record: rec, Result: r, Kernel: rec.Environment.Kernel, ratios: ratios, events: SweepEventsTable(r, ratios, perMs)}
 	if perMs {
 		d.TableUnit = "evts/ms"
 	}
@@ -76,7 +77,11 @@ func (d *SweepDoc) WriteText(w io.Writer) error {
 		ew.printf("%s%s:\n", blank, title)
 		blank = ""
 		for _, m := range ms {
-			ew.printf("  %s: %s\n", m.Key, m.Reason)
+			if m.Round > 0 {
+				ew.printf("  %s, round %d: %s\n", m.Key, m.Round, m.Reason)
+			} else {
+				ew.printf("  %s: %s\n", m.Key, m.Reason)
+			}
 		}
 	}
 	list("skipped", r.Skipped)
@@ -84,12 +89,19 @@ func (d *SweepDoc) WriteText(w io.Writer) error {
 		list("failed", []sweep.Missing{*r.Failure})
 	}
 	list("not run", r.NotRun)
+	if ew.err == nil {
+		ew.err = writeRecordLines(w, &d.Record)
+	}
 	return ew.err
 }
 
 func settingsNote(r *sweep.Result) string {
 	s := r.Settings
 	h := fmt.Sprintf("(-d %s per point, -i %s, writer %s", s.Duration, s.Interval, s.Writer)
+	if r.Rounds > 1 {
+		h = fmt.Sprintf("(%d runs a point in shuffled rounds, the median of theirs shown; -d %s each, -i %s, writer %s",
+			r.Rounds, s.Duration, s.Interval, s.Writer)
+	}
 	if len(r.Grid.InFlight) == 1 {
 		h += fmt.Sprintf(", -l %d", r.Grid.InFlight[0])
 	}

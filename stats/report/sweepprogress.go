@@ -68,6 +68,9 @@ func (p *SweepProgress) Show(e sweep.Progress) {
 	if e.Name != "" {
 		name = e.Name
 	}
+	if e.Rounds > 1 {
+		name = fmt.Sprintf("round %d/%d: %s", e.Round, e.Rounds, name)
+	}
 	if p.bar != nil {
 		desc := fmt.Sprintf("%s · ETA %v ", name, eta.Round(time.Second))
 		if e.Kind == sweep.Finished {
@@ -106,14 +109,22 @@ func (p *SweepProgress) Close() {
 }
 
 // WriteSweepStart writes the line before a sweep of points points of each
-// duration.
-func WriteSweepStart(w io.Writer, points int, each time.Duration) {
+// duration, measured rounds times.
+func WriteSweepStart(w io.Writer, points, rounds int, each time.Duration) {
+	if rounds > 1 {
+		fmt.Fprintf(w, "sweep: %d points x %d rounds, -d %v each, every round in an order of its own\n", points, rounds, each)
+		return
+	}
 	fmt.Fprintf(w, "sweep: %d points, -d %v each\n", points, each)
 }
 
 // WriteSweepCounts writes how many points r measured and skipped, and how
 // long it took.
 func WriteSweepCounts(w io.Writer, r *sweep.Result) {
+	if r.Rounds > 1 {
+		fmt.Fprintf(w, "sweep: %d runs measured (%d rounds), %d points skipped in %v\n", len(r.Points), r.Rounds, len(r.Skipped), r.Elapsed.Round(time.Second))
+		return
+	}
 	fmt.Fprintf(w, "sweep: %d measured, %d skipped in %v\n", len(r.Points), len(r.Skipped), r.Elapsed.Round(time.Second))
 }
 
@@ -121,6 +132,10 @@ func WriteSweepCounts(w io.Writer, r *sweep.Result) {
 // its points.
 func WriteSweepInterrupted(w io.Writer, r *sweep.Result, points int) {
 	if r.Interrupted {
+		if r.Rounds > 1 {
+			fmt.Fprintf(w, "sweep: interrupted after %d of %d runs\n", len(r.Points)+len(r.Skipped), points*r.Rounds)
+			return
+		}
 		fmt.Fprintf(w, "sweep: interrupted after %d of %d points\n", len(r.Points)+len(r.Skipped), points)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pipebench/pipebench/experiment/sweep"
+	"github.com/pipebench/pipebench/stats"
 )
 
 // Ratio is a column of the table: Num's median evts/sec over Den's, in
@@ -179,10 +180,17 @@ func buildSweepTable(r *sweep.Result, what string, value func(sweep.Point) (floa
 		}
 		return &cells[rk][i]
 	}
+	// With several rounds a key has a point per round: the cell is the
+	// median of their figures, noisy when any run was.
+	values, noisyKey := map[sweep.Key][]float64{}, map[sweep.Key]bool{}
 	for _, p := range r.Points {
 		if v, ok := value(p); ok {
-			*at(p.Key) = SweepCell{State: CellMeasured, Value: v, Noisy: p.Noisy}
+			values[p.Key] = append(values[p.Key], v)
+			noisyKey[p.Key] = noisyKey[p.Key] || p.Noisy
 		}
+	}
+	for k, vs := range values {
+		*at(k) = SweepCell{State: CellMeasured, Value: stats.Summarize(vs, 0).Median, Noisy: noisyKey[k]}
 	}
 	for _, s := range r.Skipped {
 		*at(s.Key) = SweepCell{State: CellSkipped}

@@ -211,6 +211,9 @@ func (t *Text) Finish(d *Document) error {
 		}
 	}
 	t.printf("machine        %s", MachineLine(d.Environment, lent, pinning))
+	if t.err == nil {
+		t.err = writeRecordLines(t.W, &d.Record)
+	}
 	return t.err
 }
 

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/timeout"
-	"github.com/pipebench/pipebench/internal/envinfo"
 )
 
 // WriteTimeoutHead writes the text format's line before a timeout
@@ -19,15 +18,13 @@ func WriteTimeoutHead(w io.Writer, cfg timeout.Config) {
 
 // TimeoutDoc is what pipebench timeout reports.
 type TimeoutDoc struct {
-	Tool    string    `json:"tool"`
-	Started time.Time `json:"started"`
+	Record
 	*timeout.Result
-	Environment envinfo.Environment `json:"environment"`
 }
 
 // NewTimeoutDoc describes res, measured on env.
-func NewTimeoutDoc(res *timeout.Result, env envinfo.Environment) *TimeoutDoc {
-	return &TimeoutDoc{Tool: "pipebench timeout", Started: time.Now().UTC(), Result: res, Environment: env}
+func NewTimeoutDoc(rec Record, res *timeout.Result) *TimeoutDoc {
+	return &TimeoutDoc{Record: rec, Result: res}
 }
 
 // WriteText writes a row per mechanism and requested timeout: the
@@ -51,7 +48,7 @@ func (d *TimeoutDoc) WriteText(w io.Writer) error {
 		p("sleeps cut short by a signal (EINTR), discarded and taken again: %d", interrupted)
 	}
 	p("machine        %s", MachineLine(d.Environment, 1, "")) // the measuring thread's P
-	return nil
+	return writeRecordLines(w, &d.Record)
 }
 
 // WriteCSV writes a row per mechanism and requested timeout, in

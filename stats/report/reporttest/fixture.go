@@ -54,8 +54,13 @@ var FixtureRest = pipebench.Usage{User: 3 * time.Millisecond, System: 5 * time.M
 func FixtureDoc() *report.Document {
 	cfg := pipebench.Config{Pipes: 1000, InFlight: 10, Writer: pipebench.WriterAuto, Duration: 4 * time.Second, Interval: time.Second, Seed: 1,
 		Backend: &pipebench.Factory{Name: "epoll"}}
-	d := &report.Document{Tool: "pipebench", Started: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC), Config: report.NewConfig(&cfg, 1, 1),
+	d := &report.Document{Record: report.Record{Format: report.RecordFormat, FormatVersion: report.RecordVersion, Tool: "pipebench",
+		Command: "run", Args: []string{"-n", "1000", "-l", "10", "-d", "4s"},
+		Flags:     map[string]string{"n": "1000", "l": "10", "d": "4s", "b": "epoll"},
+		Pipebench: envinfo.Build{Module: "github.com/pipebench/pipebench", Version: envinfo.Unknown, Revision: "0123456789abcdef0123", Dirty: true},
+		Started:   time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC),
 		Environment: envinfo.Environment{Kernel: "6.1.0", Arch: "amd64", CPUModel: "Test CPU", Cores: 2, GoVersion: "go1.26.8",
-			GOMAXPROCS: 2, FDSoft: 20000, FDHard: 20000, ClockSource: "tsc", Mitigations: map[string]string{"meltdown": "Not affected"}}}
+			GOMAXPROCS: 2, FDSoft: 20000, FDHard: 20000, ClockSource: "tsc", Mitigations: map[string]string{"meltdown": "Not affected"}}},
+		Config: report.NewConfig(&cfg, 1, 1)}
 	return d
 }
