@@ -12,7 +12,8 @@
 // by" runs the command, pipebench built from this module or go tool pprof,
 // in the page's directory. Paths are relative to the page. The package's
 // test re-renders every block and fails when a page's block differs;
-// go test ./internal/doccheck -update rewrites the blocks.
+// go test ./internal/doccheck -update rewrites the blocks. It also holds
+// README's table of flags against pipebench -h: every flag, every default.
 //
 // Imports: stats/report, experiment/sweep.
 package doccheck

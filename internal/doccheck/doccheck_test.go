@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -138,6 +139,62 @@ func TestBlocks(t *testing.T) {
 	} {
 		if _, err := Blocks("\n" + bad); err == nil || !strings.Contains(err.Error(), "line 2") {
 			t.Errorf("%q: error %v, want one naming line 2", bad, err)
+		}
+	}
+}
+
+// TestREADMEFlags holds README's table of flags against pipebench -h:
+// every flag of -h is in the table and no other, each with the default -h
+// prints ("off", "none" or "stdout" where -h prints none).
+func TestREADMEFlags(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := map[string]string{}
+	row := regexp.MustCompile("(?m)^\\| `-([a-z]+)` \\| ([^|]+) \\|")
+	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
+		table[m[1]] = strings.Trim(strings.TrimSpace(m[2]), "`")
+	}
+	help, err := run(root, build(t), []string{"pipebench", "-h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := map[string]string{} // flag: its default, "" for none
+	name := ""
+	for _, l := range strings.Split(help, "\n") {
+		if m := regexp.MustCompile(`^  -([a-z]+)`).FindStringSubmatch(l); m != nil {
+			name = m[1]
+			flags[name] = ""
+			l = l[len(m[0]):]
+		}
+		if name == "" {
+			continue
+		}
+		if m := regexp.MustCompile(`\(default ([^()]*)\)$`).FindStringSubmatch(l); m != nil {
+			flags[name] = m[1]
+		}
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "subcommands") {
+			name = ""
+		}
+	}
+	if len(flags) < 20 {
+		t.Fatalf("read %d flags from pipebench -h:\n%s", len(flags), help)
+	}
+	for f, def := range flags {
+		got, ok := table[f]
+		switch {
+		case !ok:
+			t.Errorf("-%s is not in README's table of flags", f)
+		case def == "" && got != "off" && got != "none" && got != "stdout":
+			t.Errorf("-%s: README gives the default %q, -h prints none (want off, none or stdout)", f, got)
+		case def != "" && got != def:
+			t.Errorf("-%s: README gives the default %q, -h prints %q", f, got, def)
+		}
+	}
+	for f := range table {
+		if _, ok := flags[f]; !ok {
+			t.Errorf("README's table has -%s, which pipebench -h does not list", f)
 		}
 	}
 }
