@@ -50,11 +50,12 @@ func Blocks(page string) ([]Block, error) {
 			return nil, fmt.Errorf("line %d: the marker is not followed by a %q line", b.Line, strings.TrimSpace(open))
 		}
 		body := rest[len(open):]
-		end := strings.Index(body, "\n"+fence+"\n")
+		// The closing line may be the first: an empty block.
+		end := strings.Index("\n"+body, "\n"+fence+"\n")
 		if end < 0 {
 			return nil, fmt.Errorf("line %d: the block has no closing %s line", b.Line, fence)
 		}
-		b.Text = body[:end+1]
+		b.Text = body[:end]
 		b.start = m[1] + len(open)
 		b.end = b.start + len(b.Text)
 		bs = append(bs, b)

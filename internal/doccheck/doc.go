@@ -15,5 +15,5 @@
 // go test ./internal/doccheck -update rewrites the blocks. It also holds
 // README's table of flags against pipebench -h: every flag, every default.
 //
-// Imports: stats/report, experiment/sweep.
+// Imports: stats/report, experiment/timeout.
 package doccheck

@@ -121,6 +121,9 @@ func TestBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if empty, err := Blocks("<!-- rendered from a.json -->\n```text\n```\n"); err != nil || len(empty) != 1 || empty[0].Text != "" {
+		t.Errorf("an empty block: %+v, %v", empty, err)
+	}
 	if len(bs) != 2 || bs[0].From != "results/a.json" || bs[0].First != 2 || bs[0].Last != 3 || bs[0].Text != "x\ny\n" || bs[0].Line != 3 ||
 		strings.Join(bs[1].By, " ") != "pipebench top results/k.pb.gz" || bs[1].Text != "z\n" {
 		t.Fatalf("blocks %+v", bs)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/pipebench/pipebench/experiment/timeout"
 	"github.com/pipebench/pipebench/stats/report"
 )
 
@@ -42,6 +43,11 @@ func Render(path string) (string, error) {
 	default:
 		return "", fmt.Errorf("record %s: tool %q: want pipebench herd, timeout, seeds or sweep", path, head.Tool)
 	}
+	if head.Tool == "pipebench timeout" {
+		if data, err = timeoutMechanisms(data); err != nil {
+			return "", fmt.Errorf("record %s: %w", path, err)
+		}
+	}
 	if head.Tool != "pipebench sweep" {
 		if err := json.Unmarshal(data, doc); err != nil {
 			return "", fmt.Errorf("record %s: %w", path, err)
@@ -68,4 +74,31 @@ func sweepDoc(d *report.SweepDoc) (report.Doc, error) {
 		}
 	}
 	return report.NewSweepDoc(d.Record, d.Result, ratios, d.TableUnit == "evts/ms"), nil
+}
+
+// timeoutMechanisms turns the mechanisms of a timeout record's points,
+// written by name (timeout.Mechanism's MarshalText), into the numbers
+// timeout.Mechanism decodes from: the type has no UnmarshalText.
+func timeoutMechanisms(data []byte) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	points, _ := doc["points"].([]any)
+	for _, p := range points {
+		pt, ok := p.(map[string]any)
+		if !ok {
+			continue
+		}
+		name, ok := pt["mechanism"].(string)
+		if !ok {
+			continue
+		}
+		m, err := timeout.ParseMechanism(name)
+		if err != nil {
+			return nil, err
+		}
+		pt["mechanism"] = int(m)
+	}
+	return json.Marshal(doc)
 }
