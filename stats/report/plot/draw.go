@@ -175,6 +175,17 @@ func panel(title, xlabel, ylabel string, ours, refs []Series, st *styler) (*gplo
 		st.style(s.Name, ref, line, dots)
 		p.Add(line, dots)
 		p.Legend.Add(s.Name, line, dots)
+		if len(s.Lo) == len(s.X) && len(s.Hi) == len(s.X) {
+			bars, err := plotter.NewYErrorBars(spread{s})
+			if err != nil {
+				return fmt.Errorf("plot %s: %w", s.Name, err)
+			}
+			bars.LineStyle.Color = line.LineStyle.Color
+			p.Add(bars)
+			for i := range s.X {
+				ymin, ymax = math.Min(ymin, s.Lo[i]), math.Max(ymax, s.Hi[i])
+			}
+		}
 		return nil
 	}
 	for _, s := range ours {
@@ -192,3 +203,10 @@ func panel(title, xlabel, ylabel string, ours, refs []Series, st *styler) (*gplo
 	p.Y.Min, p.Y.Max = ymin/1.6, ymax*1.6
 	return p, nil
 }
+
+// spread is a series' points with their error bars, for gonum.
+type spread struct{ s Series }
+
+func (e spread) Len() int                        { return len(e.s.X) }
+func (e spread) XY(i int) (float64, float64)     { return e.s.X[i], e.s.Y[i] }
+func (e spread) YError(i int) (float64, float64) { return e.s.Y[i] - e.s.Lo[i], e.s.Hi[i] - e.s.Y[i] }

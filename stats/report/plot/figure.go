@@ -12,6 +12,9 @@ import (
 type Series struct {
 	Name string
 	X, Y []float64
+	// Lo and Hi, when set, are each point's spread (an interval around
+	// Y), drawn as error bars.
+	Lo, Hi []float64
 }
 
 // Figure is what a scaling plot shows.
@@ -77,9 +80,19 @@ func FromSweep(r *sweep.Result, ref *sweep.Ref) Figure {
 // drawable keeps the points of s that a log-log plot can show.
 func drawable(s Series) Series {
 	d := Series{Name: s.Name}
+	spread := len(s.Lo) == len(s.Y) && len(s.Hi) == len(s.Y)
 	for i := range min(len(s.X), len(s.Y)) {
 		if s.X[i] > 0 && s.Y[i] > 0 {
 			d.X, d.Y = append(d.X, s.X[i]), append(d.Y, s.Y[i])
+			if spread {
+				// A bound at or below zero cannot sit on a log axis: the
+				// bar stops at the point.
+				lo, hi := s.Lo[i], s.Hi[i]
+				if lo <= 0 || lo > s.Y[i] {
+					lo = s.Y[i]
+				}
+				d.Lo, d.Hi = append(d.Lo, lo), append(d.Hi, max(hi, s.Y[i]))
+			}
 		}
 	}
 	return d

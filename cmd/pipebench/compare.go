@@ -1,0 +1,122 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/pipebench/pipebench/stats/report"
+	"github.com/pipebench/pipebench/stats/report/plot"
+)
+
+func init() {
+	subcommands["compare"] = subcommand{
+		summary: "records side by side: each figure's median and spread, the change against the first with its interval and significance",
+		run:     compareCommand,
+	}
+}
+
+const compareHelp = `usage: pipebench compare [-by FLAG] [-format text|markdown|csv|json] [-o FILE] [-plot FILE] A.json [B.json ...]
+
+Reads records (the JSON of pipebench -count N -o A.json, or of pipebench
+sweep -count N -o A.json) and, for every configuration in every record, sets
+each figure's median and the half-width of its 95% confidence interval side
+by side, the first record the base: the change of every later record
+against it with its 95% interval, and whether it is significant (the
+Mann-Whitney U test at alpha 0.05, benchstat's), read as better or worse by
+the figure's direction. What differs between the records' machines, builds
+and settings is listed first. One record alone gives its medians and spread.
+-by FLAG compares the values of one flag inside one sweep record (a sweep
+runs them in alternating rounds on one boot). docs/compare.md tells how many
+repetitions resolve a change on a machine.
+
+`
+
+func compareCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
+	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
+	var by, out, plotFile string
+	format := "text"
+	fs.StringVar(&by, "by", "", "compare the values of this flag inside one sweep record: b, n, l, writers or readers")
+	fs.Var(choiceFlag{&format, func(s string) error {
+		if !slices.Contains(report.CompareFormats, s) {
+			return fmt.Errorf("unknown format %q: want %s", s, strings.Join(report.CompareFormats, ", "))
+		}
+		return nil
+	}}, "format", "output format: "+strings.Join(report.CompareFormats, ", "))
+	fs.StringVar(&out, "o", "", "write the output to this file instead of stdout (-format json unless given, when the name ends in .json)")
+	fs.StringVar(&plotFile, "plot", "", "for sweep records: evts/sec against pipes (log-log), a curve per record and backend, each point's spread drawn, to this .svg or .png file")
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, compareHelp)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return exitOK
+		}
+		return usageError(stderr, fmt.Errorf("compare: %w", err))
+	}
+	files := fs.Args()
+	for _, f := range files {
+		if strings.HasPrefix(f, "-") {
+			return usageError(stderr, fmt.Errorf("compare: %s after the records: flags go before the files (see pipebench compare -h)", f))
+		}
+	}
+	if len(files) == 0 {
+		return usageError(stderr, fmt.Errorf("compare: no record given: want one or more JSON records (see pipebench compare -h)"))
+	}
+	jsonByName(fs, out, &format)
+	if out != "" {
+		if slices.Contains(files, out) {
+			return usageError(stderr, fmt.Errorf("compare: -o %s is one of the records compared: want another file", out))
+		}
+		if err := checkWritable(out); err != nil {
+			return usageError(stderr, fmt.Errorf("compare: -o %s: cannot write there: %w", out, err))
+		}
+	}
+	if plotFile != "" {
+		if _, err := plot.FormatOf(plotFile); err != nil {
+			return usageError(stderr, fmt.Errorf("compare: -plot: %w", err))
+		}
+	}
+	var records []*report.Loaded
+	for _, f := range files {
+		l, err := report.ReadRecord(f)
+		if err != nil {
+			return usageError(stderr, fmt.Errorf("compare: %w", err))
+		}
+		records = append(records, l)
+	}
+	if plotFile != "" && records[0].Command != "sweep" {
+		return usageError(stderr, fmt.Errorf("compare: -plot draws sweep records; %s is a record of a run", records[0].Path))
+	}
+	c, err := report.NewComparison(recordOf("compare", fs, args), records, by)
+	if err != nil {
+		return usageError(stderr, fmt.Errorf("compare: %w", err))
+	}
+	w := stdout
+	if out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			fmt.Fprintf(stderr, "pipebench: compare: -o %s: %v\n", out, err)
+			return exitFailed
+		}
+		defer f.Close()
+		w = f
+	}
+	if err := report.WriteComparison(w, format, c); err != nil {
+		fmt.Fprintf(stderr, "pipebench: compare: %v\n", err)
+		return exitFailed
+	}
+	if plotFile != "" {
+		if err := plot.Save(plotFile, report.ComparisonFigure(records, by)); err != nil {
+			fmt.Fprintf(stderr, "pipebench: compare: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprintf(stderr, "compare: plot written to %s\n", plotFile)
+	}
+	return exitOK
+}

@@ -1,0 +1,285 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/pipebench/pipebench/experiment/seeds"
+	"github.com/pipebench/pipebench/internal/golden"
+	"github.com/pipebench/pipebench/stats/report"
+)
+
+// The records under testdata/compare were made by pipebench on a 2-core
+// Intel Xeon VM on 1 December 2026: a.json by `sweep -b epoll,poll -n
+// 10,100 -count 6 -d 400ms -i 100ms`, b.json the same with -route next,
+// run.json by `-b epoll -n 100 -count 3 -d 400ms -i 100ms`.
+func TestCompareGolden(t *testing.T) {
+	for _, c := range []struct{ name, args string }{
+		{"ab.text", "compare testdata/compare/a.json testdata/compare/b.json"},
+		{"by-b.text", "compare -by b testdata/compare/a.json"},
+		{"by-n.markdown", "compare -by n -format markdown testdata/compare/a.json"},
+		{"one.text", "compare testdata/compare/run.json"},
+		{"ab.csv", "compare -format csv testdata/compare/a.json testdata/compare/b.json"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := invoke(t, strings.Fields(c.args)...)
+			if code != exitOK || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			// The command line of the compare itself ends the text; the
+			// build is the test binary's.
+			golden.Check(t, "compare/"+c.name+".golden", []byte(stdout))
+			if strings.HasSuffix(c.name, ".text") {
+				for i, line := range strings.Split(stdout, "\n") {
+					if n := len([]rune(line)); n > report.TextWidth {
+						t.Errorf("line %d is %d columns, over %d: %q", i+1, n, report.TextWidth, line)
+					}
+				}
+			}
+		})
+	}
+}
+
+// The table's figures are the records' own: each median and each change
+// recomputed here from the repetitions in the files.
+func TestCompareFiguresFromTheRecords(t *testing.T) {
+	evts := func(path, backend string, pipes int) []float64 {
+		var d struct {
+			Points []struct {
+				Backend      string  `json:"backend"`
+				Pipes        int     `json:"pipes"`
+				EventsPerSec float64 `json:"evts_per_sec"`
+			} `json:"points"`
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatal(err)
+		}
+		var xs []float64
+		for _, p := range d.Points {
+			if p.Backend == backend && p.Pipes == pipes {
+				xs = append(xs, p.EventsPerSec)
+			}
+		}
+		return xs
+	}
+	a := evts("testdata/compare/a.json", "epoll", 10)
+	b := evts("testdata/compare/b.json", "epoll", 10)
+	if len(a) != 6 || len(b) != 6 {
+		t.Fatalf("want six repetitions each, got %d and %d", len(a), len(b))
+	}
+	code, stdout, _ := invoke(t, "compare", "-format", "json", "testdata/compare/a.json", "testdata/compare/b.json")
+	if code != exitOK {
+		t.Fatal("exit", code)
+	}
+	var c struct {
+		Format  string `json:"format"`
+		Command string `json:"command"`
+		Configs []struct {
+			Label string `json:"configuration"`
+			Rows  []struct {
+				Metric    string `json:"metric"`
+				Summaries []struct {
+					N      int     `json:"n"`
+					Median float64 `json:"median"`
+				} `json:"summaries"`
+				Changes []struct {
+					Change float64 `json:"change"`
+				} `json:"changes"`
+			} `json:"rows"`
+		} `json:"configurations"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Format != report.RecordFormat || c.Command != "compare" {
+		t.Errorf("the comparison is not a record of compare: %q %q", c.Format, c.Command)
+	}
+	median := func(xs []float64) float64 {
+		s := append([]float64{}, xs...)
+		for i := range s {
+			for j := i + 1; j < len(s); j++ {
+				if s[j] < s[i] {
+					s[i], s[j] = s[j], s[i]
+				}
+			}
+		}
+		return (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	found := false
+	for _, cf := range c.Configs {
+		if cf.Label != "-b epoll -n 10 -l 1" || cf.Rows[0].Metric != "evts/sec" {
+			continue
+		}
+		found = true
+		r := cf.Rows[0]
+		if r.Summaries[0].N != 6 || r.Summaries[0].Median != median(a) || r.Summaries[1].Median != median(b) {
+			t.Errorf("medians %+v, want %v and %v over 6", r.Summaries, median(a), median(b))
+		}
+		if want := median(b)/median(a) - 1; r.Changes[0].Change != want {
+			t.Errorf("change %v, want %v", r.Changes[0].Change, want)
+		}
+	}
+	if !found {
+		t.Error("no evts/sec row for -b epoll -n 10 -l 1")
+	}
+}
+
+func TestCompareBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a, err := os.ReadFile("testdata/compare/a.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := strings.Replace(string(a), `"format_version": 2`, `"format_version": 99`, 1)
+	old := regexp.MustCompile(`"format": "pipebench-record",\s*"format_version": 2,`).ReplaceAllString(string(a), "")
+	for _, c := range []struct{ name, args, want string }{
+		{"no file", "compare", "pipebench: compare: no record given"},
+		{"missing", "compare " + filepath.Join(dir, "none.json"), "none.json: cannot read it"},
+		{"not json", "compare " + write("text.json", "10000 pipes setup\n"), "text.json: not JSON, or cut short"},
+		{"truncated", "compare " + write("cut.json", string(a[:len(a)/2])), "cut.json: not JSON, or cut short"},
+		{"not a record", "compare " + write("other.json", `{"format": "something else"}`), "other.json: not a pipebench record"},
+		{"newer", "compare " + write("newer.json", newer), "newer.json: record format version 99 is newer"},
+		{"older", "compare " + write("old.json", old), "old.json: written by an older pipebench"},
+		{"two commands", "compare testdata/compare/a.json testdata/compare/run.json", "run.json: a record of pipebench run, where"},
+		{"by not varying", "compare -by l testdata/compare/a.json", "pipebench: compare: -by l: -l does not vary"},
+		{"by unknown", "compare -by seed testdata/compare/a.json", "pipebench: compare: -by seed:"},
+		{"by two files", "compare -by b testdata/compare/a.json testdata/compare/b.json", "pipebench: compare: -by b compares the values of a flag inside one record"},
+		{"flag after files", "compare testdata/compare/a.json -format csv", "pipebench: compare: -format after the records"},
+		{"bad format", "compare -format html testdata/compare/a.json", "pipebench: compare: invalid value"},
+		{"plot of runs", "compare -plot " + filepath.Join(dir, "p.svg") + " testdata/compare/run.json", "pipebench: compare: -plot draws sweep records"},
+		{"plot name", "compare -plot p.gif testdata/compare/a.json", "pipebench: compare: -plot:"},
+		{"out is input", "compare -o testdata/compare/a.json testdata/compare/a.json", "pipebench: compare: -o testdata/compare/a.json is one of the records"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := badInput(t, c.args, "pipebench: compare")
+			if !strings.Contains(got, c.want) {
+				t.Errorf("got %q, want it to say %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestComparePlot(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ab.svg")
+	code, _, stderr := invoke(t, "compare", "-plot", p, "testdata/compare/a.json", "testdata/compare/b.json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A curve per record and backend, named in the legend.
+	for _, name := range []string{"A: epoll -l 1", "A: poll -l 1", "B: epoll -l 1", "B: poll -l 1"} {
+		if !strings.Contains(string(b), name) {
+			t.Errorf("the plot has no curve %q", name)
+		}
+	}
+}
+
+// Every flag of every subcommand is in its record, with the value it was
+// given: a flag added without reaching the record fails here. The flags
+// given are set away from their defaults where a short run allows it, in
+// the form the flag prints them (1µs, not 1us).
+func TestRecordHoldsEveryFlag(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	var plan seeds.Plan
+	fakeSeeds(t, &plan)
+	for _, c := range []struct {
+		command string
+		args    []string
+	}{
+		{"", []string{"-n", "7", "-l", "2", "-b", "poll", "-writer", "thread", "-route", "next", "-seed", "9", "-d", "200ms", "-i", "100ms",
+			"-warmup", "0", "-latency", "-fd", "unix", "-churn", "1", "-delay", "1µs", "-cpu", "0", "-writers", "2", "-maxevents", "5",
+			"-count", "2", "-format", "json"}},
+		{"", []string{"-f", "-n", "5", "-writer", "self", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-nest", "0", "-format", "json"}},
+		{"", []string{"-b", "epoll", "-n", "6", "-l", "2", "-writer", "thread", "-readers", "2", "-share", "-nest", "1", "-d", "100ms", "-i", "50ms", "-warmup", "0"}},
+		{"sweep", []string{"-b", "epoll,poll", "-n", "5,6", "-l", "2,4", "-count", "2", "-d", "100ms", "-i", "50ms", "-warmup", "0",
+			"-writer", "thread", "-route", "next", "-seed", "3", "-fd", "pipe", "-churn", "1", "-delay", "1µs", "-latency",
+			"-writers", "1,2", "-readers", "1", "-pipes-per", "writer", "-unit", "ms", "-ratios", "poll/epoll", "-maxevents", "4", "-format", "json"}},
+		{"herd", []string{"-waiters", "2", "-mode", "threads", "-exclusive", "on", "-n", "3", "-l", "2", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-seed", "4", "-format", "json"}},
+		{"timeout", []string{"-timeouts", "50µs", "-mechanisms", "ppoll", "-samples", "3", "-slack", "1ns", "-format", "json"}},
+		{"seeds", []string{"-quick", "-format", "json"}},
+	} {
+		name := c.command
+		if name == "" {
+			name = "run"
+		}
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{}, c.args...)
+			if c.command != "" {
+				args = append([]string{c.command}, args...)
+			}
+			args = append(args, "-o", out)
+			if code, _, stderr := invoke(t, args...); code != exitOK {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rec report.Record
+			if err := json.Unmarshal(b, &rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec.Format != report.RecordFormat || rec.FormatVersion != report.RecordVersion || rec.Command != name {
+				t.Errorf("head %q %d %q", rec.Format, rec.FormatVersion, rec.Command)
+			}
+			if strings.Join(rec.Args, " ") != strings.Join(args[len(args)-len(c.args)-2:], " ") {
+				t.Errorf("args %q, want %q", rec.Args, args)
+			}
+			if rec.Environment.Kernel == "" || rec.Pipebench.Module == "" {
+				t.Errorf("no machine or build: %+v %+v", rec.Environment, rec.Pipebench)
+			}
+			for _, f := range helpFlags(t, c.command) {
+				if _, ok := rec.Flags[f]; !ok {
+					t.Errorf("-%s is not in the record", f)
+				}
+			}
+			for i := 0; i < len(c.args); i++ {
+				f := strings.TrimPrefix(c.args[i], "-")
+				want := "true"
+				if i+1 < len(c.args) && !strings.HasPrefix(c.args[i+1], "-") {
+					want = c.args[i+1]
+					i++
+				}
+				if got := rec.Flags[f]; got != want {
+					t.Errorf("-%s: the record holds %q, want %q", f, got, want)
+				}
+			}
+		})
+	}
+}
+
+// helpFlags are the flags `pipebench COMMAND -h` lists.
+func helpFlags(t *testing.T, command string) []string {
+	args := []string{"-h"}
+	if command != "" {
+		args = []string{command, "-h"}
+	}
+	_, stdout, _ := invoke(t, args...)
+	var flags []string
+	for _, m := range regexp.MustCompile(`(?m)^  -([a-z][a-z0-9-]*)`).FindAllStringSubmatch(stdout, -1) {
+		flags = append(flags, m[1])
+	}
+	if len(flags) < 2 {
+		t.Fatalf("no flags in the help of %q", command)
+	}
+	return flags
+}

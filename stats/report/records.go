@@ -1,0 +1,263 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/pipebench/pipebench/stats/compare"
+)
+
+// A Metric is one figure that pipebench compare compares: its name, which
+// way it improves, and its value in each repetition.
+type Metric struct {
+	Name string
+	Dir  compare.Direction
+}
+
+// Sampled is one configuration of a record as compare sees it: a label
+// such as "-b epoll -n 1000 -l 10", a key that matches the same
+// configuration in another record, and every metric's repetitions.
+type Sampled struct {
+	Key   string
+	Label string
+	// Values holds a metric's value in each repetition, by metric name;
+	// Order lists the metric names in the order they are shown.
+	Values map[string][]float64
+	Order  []Metric
+	// Vars are the configuration's settings by flag ("b": "epoll"), for
+	// -by.
+	Vars map[string]string
+	// LeftOut counts repetitions that failed or were interrupted and so
+	// are not samples.
+	LeftOut int
+}
+
+// add records one repetition's value of metric m.
+func (s *Sampled) add(m Metric, v float64) {
+	if s.Values == nil {
+		s.Values = map[string][]float64{}
+	}
+	if _, ok := s.Values[m.Name]; !ok {
+		s.Order = append(s.Order, m)
+	}
+	s.Values[m.Name] = append(s.Values[m.Name], v)
+}
+
+// Loaded is a record read back for comparison.
+type Loaded struct {
+	Path string
+	Record
+	Configs []*Sampled
+}
+
+// A RecordError is a file that is not a record pipebench can compare.
+type RecordError struct {
+	Path string
+	Why  string
+}
+
+func (e *RecordError) Error() string { return e.Path + ": " + e.Why }
+
+// ReadRecord reads the record at path and the repetitions of every
+// configuration in it.
+func ReadRecord(path string) (*Loaded, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &RecordError{path, fmt.Sprintf("cannot read it: %v", errors.Unwrap(err))}
+	}
+	return ParseRecord(path, b)
+}
+
+// ParseRecord is ReadRecord of b, read from path.
+func ParseRecord(path string, b []byte) (*Loaded, error) {
+	var head struct {
+		Record
+		Runs   []runJSON   `json:"runs"`
+		Points []pointJSON `json:"points"`
+		Grid   struct {
+			Backends []string `json:"backends"`
+		} `json:"grid"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) || strings.Contains(err.Error(), "unexpected end of JSON input") {
+			return nil, &RecordError{path, fmt.Sprintf("not JSON, or cut short: %v (want a file written by pipebench -format json)", err)}
+		}
+		return nil, &RecordError{path, fmt.Sprintf("not a pipebench record: %v", err)}
+	}
+	switch {
+	case head.Format == "" && strings.HasPrefix(head.Tool, "pipebench"):
+		return nil, &RecordError{path, "written by an older pipebench, before records named their format (version 1): record it again"}
+	case head.Format != RecordFormat:
+		return nil, &RecordError{path, fmt.Sprintf("not a pipebench record (format %q, want %q)", head.Format, RecordFormat)}
+	case head.FormatVersion > RecordVersion:
+		return nil, &RecordError{path, fmt.Sprintf("record format version %d is newer than this pipebench reads (%d): compare it with a newer pipebench", head.FormatVersion, RecordVersion)}
+	case head.FormatVersion < 2:
+		return nil, &RecordError{path, fmt.Sprintf("record format version %d: want %d", head.FormatVersion, RecordVersion)}
+	}
+	l := &Loaded{Path: path, Record: head.Record}
+	switch head.Command {
+	case "run":
+		if len(head.Runs) == 0 {
+			return nil, &RecordError{path, "a run record with no run in it"}
+		}
+		l.Configs = []*Sampled{runsSampled(&head.Record, head.Runs)}
+	case "sweep":
+		l.Configs = pointsSampled(head.Points, head.Grid.Backends)
+		if len(l.Configs) == 0 {
+			return nil, &RecordError{path, "a sweep record with no measured point"}
+		}
+	default:
+		return nil, &RecordError{path, fmt.Sprintf("a record of pipebench %s: compare reads the records of runs and sweeps", head.Command)}
+	}
+	return l, nil
+}
+
+// figuresJSON are the figures a run's summary and a sweep's point both
+// hold, under the same names.
+type figuresJSON struct {
+	TokensPerSec     float64 `json:"tokens_per_sec"`
+	SamplesPerCall   float64 `json:"samples_per_call"`
+	SamplesApply     bool    `json:"samples_per_call_applies"`
+	SyscallsPerToken float64 `json:"syscalls_per_token"`
+	CPUPerToken      float64 `json:"cpu_ns_per_token"`
+	Costs            []struct {
+		Who         string  `json:"who"`
+		CPU         float64 `json:"cpu_ns_per_event"`
+		Voluntary   float64 `json:"voluntary_ctxsw_per_event"`
+		Involuntary float64 `json:"involuntary_ctxsw_per_event"`
+	} `json:"costs"`
+	Latency *struct {
+		P50 float64 `json:"p50_ns"`
+		P99 float64 `json:"p99_ns"`
+	} `json:"latency"`
+}
+
+type runJSON struct {
+	LeftOut string `json:"left_out"`
+	Summary struct {
+		EventsPerSec struct {
+			Median float64 `json:"median"`
+		} `json:"evts_per_sec"`
+		figuresJSON
+	} `json:"summary"`
+}
+
+type pointJSON struct {
+	Backend      string  `json:"backend"`
+	Pipes        int     `json:"pipes"`
+	InFlight     int     `json:"in_flight"`
+	Writers      int     `json:"writers"`
+	Readers      int     `json:"readers"`
+	EventsPerSec float64 `json:"evts_per_sec"`
+	figuresJSON
+}
+
+// The metrics, in the order compare shows them.
+var (
+	mEvents  = Metric{"evts/sec", compare.HigherIsBetter}
+	mTokens  = Metric{"tokens/sec", compare.HigherIsBetter}
+	mSamples = Metric{"samples/call", compare.Neutral}
+	mSys     = Metric{"syscalls/token", compare.LowerIsBetter}
+	mCPU     = Metric{"cpu/token (ns)", compare.LowerIsBetter}
+	mP50     = Metric{"latency p50 (ns)", compare.LowerIsBetter}
+	mP99     = Metric{"latency p99 (ns)", compare.LowerIsBetter}
+)
+
+// addFigures adds one repetition's figures to s.
+func (s *Sampled) addFigures(evts float64, f *figuresJSON) {
+	s.add(mEvents, evts)
+	s.add(mTokens, f.TokensPerSec)
+	if f.SamplesApply {
+		s.add(mSamples, f.SamplesPerCall)
+	}
+	s.add(mSys, f.SyscallsPerToken)
+	s.add(mCPU, f.CPUPerToken)
+	for _, c := range f.Costs {
+		s.add(Metric{"cpu/evt " + c.Who + " (ns)", compare.LowerIsBetter}, c.CPU)
+	}
+	// Context switches per million events: a figure of a few, not 0.00000x.
+	for _, c := range f.Costs {
+		s.add(Metric{"vol cs/Mevt " + c.Who, compare.LowerIsBetter}, 1e6*c.Voluntary)
+		s.add(Metric{"invol cs/Mevt " + c.Who, compare.LowerIsBetter}, 1e6*c.Involuntary)
+	}
+	if f.Latency != nil {
+		s.add(mP50, f.Latency.P50)
+		s.add(mP99, f.Latency.P99)
+	}
+}
+
+// runsSampled is a run record's one configuration: its runs are the
+// repetitions, those left out (failed, interrupted) counted apart.
+func runsSampled(r *Record, runs []runJSON) *Sampled {
+	s := &Sampled{Key: "run", Label: runLabel(r.Flags), Vars: map[string]string{}}
+	for _, k := range []string{"b", "n", "l", "writer"} {
+		s.Vars[k] = r.Flags[k]
+	}
+	for i := range runs {
+		if runs[i].LeftOut != "" {
+			s.LeftOut++
+			continue
+		}
+		s.addFigures(runs[i].Summary.EventsPerSec.Median, &runs[i].Summary.figuresJSON)
+	}
+	return s
+}
+
+// runLabel names a run's configuration by the flags that shape its
+// workload; every other flag is in the record, and compare prints those
+// that differ between records before the tables.
+func runLabel(flags map[string]string) string {
+	label := fmt.Sprintf("-b %s -n %s -l %s -writer %s", flags["b"], flags["n"], flags["l"], flags["writer"])
+	if flags["f"] == "true" {
+		label = fmt.Sprintf("-f -n %s -l %s -writer %s", flags["n"], flags["l"], flags["writer"])
+	}
+	return label
+}
+
+// pointsSampled are a sweep's configurations, one per key, in the order
+// of the grid: pipes, tokens in flight, writers, readers, then backends
+// as listed.
+func pointsSampled(points []pointJSON, backends []string) []*Sampled {
+	byKey := map[string]*Sampled{}
+	var out []*Sampled
+	for i := range points {
+		p := &points[i]
+		key := fmt.Sprintf("-b %s -n %d -l %d", p.Backend, p.Pipes, p.InFlight)
+		vars := map[string]string{"b": p.Backend, "n": fmt.Sprint(p.Pipes), "l": fmt.Sprint(p.InFlight)}
+		if p.Writers > 0 {
+			key += fmt.Sprintf(" -writers %d", p.Writers)
+			vars["writers"] = fmt.Sprint(p.Writers)
+		}
+		if p.Readers > 0 {
+			key += fmt.Sprintf(" -readers %d", p.Readers)
+			vars["readers"] = fmt.Sprint(p.Readers)
+		}
+		s := byKey[key]
+		if s == nil {
+			s = &Sampled{Key: key, Label: key, Vars: vars}
+			byKey[key] = s
+			out = append(out, s)
+		}
+		s.addFigures(p.EventsPerSec, &p.figuresJSON)
+	}
+	col := map[string]int{}
+	for i, b := range backends {
+		col[b] = i
+	}
+	num := func(s *Sampled, k string) int { var n int; fmt.Sscan(s.Vars[k], &n); return n }
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		for _, k := range []string{"n", "l", "writers", "readers"} {
+			if x, y := num(a, k), num(b, k); x != y {
+				return x < y
+			}
+		}
+		return col[a.Vars["b"]] < col[b.Vars["b"]]
+	})
+	return out
+}
