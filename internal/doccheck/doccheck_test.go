@@ -201,3 +201,29 @@ func TestREADMEFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestCIRunsREADME: the test command README gives is the one .ci/run runs,
+// word for word, with go vet ./...
+func TestCIRunsREADME(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const test = "go test -race -count=1 ./..."
+	if !strings.Contains(string(readme), "    "+test+" ") {
+		t.Errorf("README does not give the test command %q", test)
+	}
+	lines := map[string]bool{}
+	for _, l := range strings.Split(string(ci), "\n") {
+		lines[strings.TrimSpace(l)] = true
+	}
+	for _, want := range []string{test, "go vet ./..."} {
+		if !lines[want] {
+			t.Errorf(".ci/run has no line %q", want)
+		}
+	}
+}
