@@ -69,7 +69,7 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 	fs.Var(intFlag{&rf.inFlight, 0, pipebench.MaxInFlight, "tokens"}, "l", "tokens in flight; 0 = unbounded writer that never waits")
 	fs.Var(choiceFlag{&rf.backend, checkBackend}, "b", "backend: "+backendNames())
 	fs.BoolVar(&rf.bypass, "f", false, "bypass: no readiness call, each token read from the pipe it was written to (the floor), with -writer self or process; the same as -b "+pipebench.Bypass.Name)
-	fs.Var(choiceFlag{&rf.writer, func(s string) error { _, err := pipebench.ParseWriterMode(s); return err }}, "writer", "who forwards tokens: self, thread, process or auto")
+	fs.Var(choiceFlag{&rf.writer, func(s string) error { _, err := pipebench.ParseWriterMode(s); return err }}, "writer", "who forwards tokens: self, thread, process or auto (auto: thread, or process when thread does not fit the descriptor limit; for the bypass self, or process)")
 	fs.Var(choiceFlag{&rf.route, func(s string) error { _, err := pipebench.ParseRoute(s); return err }}, "route", "next pipe for a token: random (seeded xorshift) or next (i+1)")
 	fs.Var(durationFlag{&rf.duration, time.Millisecond, "runs until interrupted", maxDuration}, "d", "measured duration")
 	fs.Var(durationFlag{&rf.interval, 10 * time.Millisecond, "", time.Hour}, "i", "reporting interval")
@@ -82,9 +82,9 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 	fs.Var(durationFlag{&rf.delay, time.Microsecond, "no delay", time.Second}, "delay", "sleep this long before every readiness call (batching by delay)")
 	fs.Var(cpuFlag{cpuList(&rf.cpus), &rf.cpuSpread}, "cpu", "pin the measured threads: 0 puts all on CPU 0; a list names one CPU per thread, readers then writers (0,1: reader, writer); spread: round-robin over the allowed CPUs")
 	rf.readers, rf.writers = 1, 1
-	fs.Var(intFlag{&rf.readers, 1, pipebench.MaxThreads, "reader threads"}, "readers", "reader threads, each with its own backend instance over its own share of the pipes (needs -writer thread)")
-	fs.Var(intFlag{&rf.writers, 1, pipebench.MaxThreads, "writer threads"}, "writers", "writer threads, each owning every -writers-th pipe and its own share of -l (needs -writer thread)")
-	fs.Var(intFlag{&rf.maxEvents, 1, maxPipes, "ready descriptors"}, "maxevents", "the most ready descriptors one readiness call may return (default: every pipe of the reader)")
+	fs.Var(intFlag{&rf.readers, 1, pipebench.MaxThreads, "reader threads"}, "readers", "reader threads, each with its own backend instance over its own share of the pipes (2 or more need -writer thread or auto)")
+	fs.Var(intFlag{&rf.writers, 1, pipebench.MaxThreads, "writer threads"}, "writers", "writer threads, each owning every -writers-th pipe and its own share of -l, so -l at least -writers or 0 (2 or more need -writer thread or auto)")
+	fs.Var(intFlag{&rf.maxEvents, 0, maxPipes, "ready descriptors"}, "maxevents", "the most ready descriptors one readiness call may return; 0 = every pipe of the reader")
 	fs.BoolVar(&rf.share, "share", false, "with -readers 2 or more: every reader waits on one backend instance over all the pipes (epoll backends; perf bench epoll wait's default)")
 	fs.Var(intFlag{&rf.nest, 0, pipebench.MaxNest, "levels of nested epoll sets"}, "nest", "register the pipes in an epoll set this many levels below the one waited on (epoll backends)")
 }
@@ -167,7 +167,7 @@ func (of *outputFlags) register(fs *flag.FlagSet) {
 // check refuses output settings that cannot work, before any file is made.
 func (of *outputFlags) check(pf *profileFlags, cfg pipebench.Config, warmup int) error {
 	if of.out != "" {
-		for _, p := range []struct{ flag, path string }{{"cpuprofile", pf.cpu}, {"kprofile", pf.kernel}} {
+		for _, p := range pf.files() {
 			if p.path == of.out {
 				return fmt.Errorf("-o and -%s name the same file %s: want two files", p.flag, of.out)
 			}
@@ -264,7 +264,7 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 	if of.out == "" && of.format != "text" {
 		tables = stderr
 	}
-	prof := profile.NewProfiler(pf.cpu, pf.kernel)
+	prof := pf.profiler()
 	code := runAll(recordOf("run", fs, args), cfg, &rf, of.count, out, stderr, stop, prof)
 	code = max(code, finishProfiles(prof, tables, stderr))
 	if err := closeOut(); err != nil && code == exitOK {

@@ -16,7 +16,10 @@ import (
 // The records under testdata/compare were made by pipebench on a 2-core
 // Intel Xeon VM on 1 December 2026: a.json by `sweep -b epoll,poll -n
 // 10,100 -count 6 -d 400ms -i 100ms`, b.json the same with -route next,
-// run.json by `-b epoll -n 100 -count 3 -d 400ms -i 100ms`.
+// run.json by `-b epoll -n 100 -count 3 -d 400ms -i 100ms`, herd.json by
+// `herd -count 3 -d 600ms -i 200ms -waiters 4 -n 20`, timeout.json by
+// `timeout -count 3 -samples 20 -timeouts 50us,1ms -mechanisms
+// ppoll,epoll_pwait2`.
 func TestCompareGolden(t *testing.T) {
 	for _, c := range []struct{ name, args string }{
 		{"ab.text", "compare testdata/compare/a.json testdata/compare/b.json"},
@@ -24,6 +27,9 @@ func TestCompareGolden(t *testing.T) {
 		{"by-n.markdown", "compare -by n -format markdown testdata/compare/a.json"},
 		{"one.text", "compare testdata/compare/run.json"},
 		{"ab.csv", "compare -format csv testdata/compare/a.json testdata/compare/b.json"},
+		{"herd.text", "compare -by exclusive testdata/compare/herd.json"},
+		{"timeout.text", "compare -by mechanisms testdata/compare/timeout.json"},
+		{"herd-aa.text", "compare testdata/compare/herd.json testdata/compare/herd.json"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := invoke(t, strings.Fields(c.args)...)
@@ -230,9 +236,9 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 		{"sweep", []string{"-b", "epoll,poll", "-n", "5,6", "-l", "2,4", "-count", "2", "-d", "100ms", "-i", "50ms", "-warmup", "0",
 			"-writer", "thread", "-route", "next", "-seed", "3", "-fd", "pipe", "-churn", "1", "-delay", "1µs", "-latency",
 			"-writers", "1,2", "-readers", "1", "-pipes-per", "writer", "-unit", "ms", "-ratios", "poll/epoll", "-maxevents", "4", "-format", "json"}},
-		{"herd", []string{"-waiters", "2", "-mode", "threads", "-exclusive", "on", "-n", "3", "-l", "2", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-seed", "4", "-format", "json"}},
-		{"timeout", []string{"-timeouts", "50µs", "-mechanisms", "ppoll", "-samples", "3", "-slack", "1ns", "-format", "json"}},
-		{"seeds", []string{"-quick", "-format", "json"}},
+		{"herd", []string{"-waiters", "2", "-mode", "threads", "-exclusive", "on", "-n", "3", "-l", "2", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-seed", "4", "-count", "2", "-format", "json"}},
+		{"timeout", []string{"-timeouts", "50µs", "-mechanisms", "ppoll", "-samples", "3", "-slack", "1ns", "-count", "2", "-format", "json"}},
+		{"seeds", []string{"-quick", "-count", "2", "-format", "json"}},
 		{"compare", []string{"-by", "b", "-format", "json", "-plot", filepath.Join(dir, "c.svg"), "testdata/compare/a.json"}},
 		{"sweep", []string{"-b", "epoll", "-n", "5", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-nest", "1", "-cpu", "0",
 			"-plot", filepath.Join(dir, "s.svg"), "-ref", "../../testdata/pipetest-2002.csv"}},

@@ -14,18 +14,35 @@ import (
 
 // profileFlags name the profiles of the measured window to write.
 type profileFlags struct {
-	cpu    string // -cpuprofile: the Go CPU profile of this process
-	kernel string // -kprofile: kernel and user stacks from perf
+	cpu      string // -cpuprofile: the Go CPU profile of this process
+	kernel   string // -kprofile: kernel and user stacks from perf
+	perfData string // -perfdata: keep -kprofile's perf.data here
 }
 
 func (pf *profileFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&pf.cpu, "cpuprofile", "", "write the Go CPU profile of the measured window to this file (pprof, labelled with backend, writer, pipes, role)")
 	fs.StringVar(&pf.kernel, "kprofile", "", "write kernel and user stacks of the measured window, recorded with perf (package "+profile.Package+"), to this file (pprof)")
+	fs.StringVar(&pf.perfData, "perfdata", "", "with -kprofile: keep perf's own recording of the window (perf.data) in this file, for perf report -i FILE")
+}
+
+// files are the profile flags that name a file, and their files.
+func (pf *profileFlags) files() []struct{ flag, path string } {
+	return []struct{ flag, path string }{{"cpuprofile", pf.cpu}, {"kprofile", pf.kernel}, {"perfdata", pf.perfData}}
+}
+
+// profiler is the profiler of the flags' profiles, nil when none is asked.
+func (pf *profileFlags) profiler() *profile.Profiler {
+	p := profile.NewProfiler(pf.cpu, pf.kernel)
+	p.KeepPerfData(pf.perfData)
+	return p
 }
 
 // check refuses, before any work, profiles that cannot be written or
 // recorded.
 func (pf *profileFlags) check(count int) error {
+	if pf.perfData != "" && pf.kernel == "" {
+		return fmt.Errorf("-perfdata %s keeps the recording of -kprofile: use it with -kprofile FILE", pf.perfData)
+	}
 	if pf.cpu == "" && pf.kernel == "" {
 		return nil
 	}
@@ -35,7 +52,10 @@ func (pf *profileFlags) check(count int) error {
 	if pf.cpu != "" && pf.cpu == pf.kernel {
 		return fmt.Errorf("-cpuprofile and -kprofile name the same file %s: want two files", pf.cpu)
 	}
-	for _, f := range []struct{ flag, path string }{{"cpuprofile", pf.cpu}, {"kprofile", pf.kernel}} {
+	if pf.perfData != "" && (pf.perfData == pf.kernel || pf.perfData == pf.cpu) {
+		return fmt.Errorf("-perfdata names a profile's file %s: want a file of its own", pf.perfData)
+	}
+	for _, f := range pf.files() {
 		if f.path == "" {
 			continue
 		}
@@ -86,6 +106,9 @@ func finishProfiles(p *profile.Profiler, tables, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "pipebench: %v\n", err)
 		return exitFailed
+	}
+	if path := p.PerfDataPath(); path != "" && len(saved) > 0 {
+		fmt.Fprintf(tables, "perf.data kept: %s (perf report -i %s)\n", path, path)
 	}
 	return exitOK
 }

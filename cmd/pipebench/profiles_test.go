@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -82,7 +83,7 @@ func TestKernelProfile(t *testing.T) {
 		t.Skipf("perf cannot record here, so -kprofile is untested end to end: %v", err)
 	}
 	t.Chdir(t.TempDir())
-	code, stdout, stderr := invoke(t, strings.Fields(profiledRun+" -writer process -kprofile k.pb.gz")...)
+	code, stdout, stderr := invoke(t, strings.Fields(profiledRun+" -writer process -kprofile k.pb.gz -perfdata k.data")...)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -120,6 +121,23 @@ func TestKernelProfile(t *testing.T) {
 		t.Errorf("no summary by role and kernel share in\n%s", table)
 	}
 	checkTopAgrees(t, "k.pb.gz", table)
+	checkPerfData(t, stdout, "k.data")
+}
+
+// checkPerfData wants the run to say it kept perf's recording at path, and
+// perf report to read it and find the reader's epoll wait in the kernel.
+func checkPerfData(t *testing.T, stdout, path string) {
+	t.Helper()
+	if !strings.Contains(stdout, "perf.data kept: "+path+" (perf report -i "+path+")\n") {
+		t.Errorf("the output does not say where perf.data was kept:\n%s", stdout)
+	}
+	out, err := exec.Command("perf", "report", "-i", path, "--stdio", "--sort", "sym").CombinedOutput()
+	if err != nil {
+		t.Fatalf("perf report -i %s: %v\n%s", path, err, out)
+	}
+	if !strings.Contains(string(out), "epoll") {
+		t.Errorf("perf report -i %s names no epoll symbol:\n%s", path, out)
+	}
 }
 
 // checkTopAgrees runs pipebench top on a saved profile and wants the table

@@ -15,8 +15,8 @@ func fakeSeeds(t *testing.T, plan *seeds.Plan) {
 	old := runSeeds
 	runSeeds = func(p seeds.Plan, opt seeds.Options) (*seeds.Result, error) {
 		*plan = p
-		if opt.Backends["poll"] == nil || opt.Backends["epoll"] == nil || opt.OnProgress == nil {
-			t.Errorf("options %+v: want poll, epoll and a progress display", opt)
+		if opt.Backends["poll"] == nil || opt.Backends["epoll"] == nil || opt.Backends["epoll-et"] == nil || opt.OnProgress == nil {
+			t.Errorf("options %+v: want poll, epoll, epoll-et and a progress display", opt)
 		}
 		x := 1.5
 		return &seeds.Result{Plan: p, Rows: []seeds.Row{{Seed: "001", Claim: "batching pays", Unit: "ratio", TheirsFrom: "seed",

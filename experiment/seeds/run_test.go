@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ var Tiny = seeds.Plan{
 	Timeouts:     []time.Duration{100 * time.Microsecond}, TimeoutSamples: 10,
 }
 
-var backends = map[string]*pipebench.Factory{"poll": &poll.Factory, "epoll": &epoll.LevelFactory}
+var backends = map[string]*pipebench.Factory{"poll": &poll.Factory, "epoll": &epoll.LevelFactory, "epoll-et": &epoll.EdgeFactory}
 
 // TestRunTiny runs every step at tiny sizes and checks every row: a
 // claim, a verdict with why, the command, a figure here (the profile row
@@ -195,5 +196,38 @@ func TestRunRounds(t *testing.T) {
 	}
 	if err := reporttest.CheckSeedRows(res.Rows); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestRunPerfFailsToStart: a perf that passes the check but cannot start
+// fails the profiled steps, which their row says, and the reproduction
+// goes on: it is not taken for an interruption.
+func TestRunPerfFailsToStart(t *testing.T) {
+	bin := t.TempDir()
+	fake := "#!/bin/sh\ncase \"$*\" in version) echo 'perf version 6.1.0'; exit 0;; esac\necho 'fake perf: cannot attach' >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "perf"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	res, err := seeds.Run(Tiny, seeds.Options{Backends: backends, PerfCheck: func() error { return nil }})
+	if err == nil || !strings.Contains(err.Error(), "-kprofile") {
+		t.Errorf("error %v: want the profiled step's failure", err)
+	}
+	if res.Interrupted {
+		t.Error("perf's failure to start was taken for an interruption")
+	}
+	var herdMeasured bool
+	for _, r := range res.Rows {
+		switch {
+		case strings.Contains(r.Claim, "pipe_poll"):
+			if r.Verdict != seeds.NotComparable || !strings.Contains(r.Why, "fake perf: cannot attach") {
+				t.Errorf("profile row: %s: %s", r.Verdict, r.Why)
+			}
+		case r.Seed == "000" && r.Here != nil:
+			herdMeasured = true
+		}
+	}
+	if !herdMeasured {
+		t.Error("the steps after the failed profile were not measured")
 	}
 }

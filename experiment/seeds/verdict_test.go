@@ -76,3 +76,16 @@ func TestNewRowRatio(t *testing.T) {
 		t.Errorf("a row measured nothing: here %v, ratio %v, verdict %v", r.Here, r.Ratio, r.Verdict)
 	}
 }
+
+// TestLatencyClaims: seed 003's 37 against 36 µs at 10~20 descriptors is
+// level, so that row claims no difference; at 80~90 and ~200 ppoll's is
+// larger, and those rows claim it.
+func TestLatencyClaims(t *testing.T) {
+	for i, want := range []string{"about what it costs epoll", "more than epoll", "more than epoll"} {
+		n := qemuFDs[i]
+		r := qemuPpoll[n].Value / qemuEpoll[n].Value
+		if got := latencyClaim(r, n); !strings.Contains(got, want) {
+			t.Errorf("%d descriptors (%g ÷ %g): claim %q, want it to say %q", n, qemuPpoll[n].Value, qemuEpoll[n].Value, got, want)
+		}
+	}
+}

@@ -56,6 +56,7 @@ type Saved struct {
 // (Config.OnDone), then Finish writes them.
 type Profiler struct {
 	cpuPath, kernelPath string
+	perfDataPath        string // where to keep perf's recording, if anywhere
 
 	setup      pipebench.Setup
 	started    bool
@@ -76,6 +77,25 @@ func NewProfiler(cpuPath, kernelPath string) *Profiler {
 		return nil
 	}
 	return &Profiler{cpuPath: cpuPath, kernelPath: kernelPath, abort: make(chan struct{}), done: make(chan struct{})}
+}
+
+// KeepPerfData makes Finish keep perf's own recording of the window at
+// path (a perf.data file, for perf report -i path) beside the kernel
+// profile; by default it is removed. It does nothing without a kernel
+// profile.
+func (p *Profiler) KeepPerfData(path string) {
+	if p != nil {
+		p.perfDataPath = path
+	}
+}
+
+// PerfDataPath is where Finish keeps perf's recording; empty when it does
+// not.
+func (p *Profiler) PerfDataPath() string {
+	if p == nil || p.kernelPath == "" {
+		return ""
+	}
+	return p.perfDataPath
 }
 
 // Hook makes cfg's run start and stop the profiles, label its goroutines,
@@ -213,6 +233,11 @@ func (p *Profiler) finishKernel() (*pprof.Profile, error) {
 	prof, err := p.rec.Profile(Options{Roles: roles, Processes: procs})
 	if err != nil {
 		return nil, err
+	}
+	if p.perfDataPath != "" {
+		if err := p.rec.Keep(p.perfDataPath); err != nil {
+			return nil, err
+		}
 	}
 	prof.TimeNanos, prof.DurationNanos = p.start.UnixNano(), p.end.Sub(p.start).Nanoseconds()
 	return prof, writeProfile(p.kernelPath, prof)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -262,6 +263,33 @@ func (r *Recorder) Profile(opt Options) (*pprof.Profile, error) {
 	}
 	p.Comments = append(p.Comments, "perf "+strings.Join(r.args, " "))
 	return p, nil
+}
+
+// Keep moves the recording, perf.data, to path, so that it outlives Close
+// (perf report -i path reads it). Call it after Stop; the file then belongs
+// to the caller.
+func (r *Recorder) Keep(path string) error {
+	if err := os.Rename(r.data, path); err == nil {
+		return nil
+	}
+	// Another file system: copy it.
+	in, err := os.Open(r.data)
+	if err != nil {
+		return fmt.Errorf("keep perf.data: %w", err)
+	}
+	defer in.Close()
+	out, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("keep perf.data: %w", err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("keep perf.data as %s: %w", path, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("keep perf.data as %s: %w", path, err)
+	}
+	return nil
 }
 
 // Close ends perf if it still runs and removes the recording.

@@ -121,6 +121,18 @@ func NewHerdDoc(rec Record, cfg herd.Config, warmup int, res *herd.Result) *Herd
 	return d
 }
 
+// Refigure computes d's figures, medians and ratios again from the raw
+// counts of its settings, as NewHerdDoc did: a record read back renders
+// from what was measured, not from figures an older pipebench derived.
+func (d *HerdDoc) Refigure() {
+	res := &herd.Result{Rounds: d.Rounds}
+	for _, s := range d.Settings {
+		res.Settings = append(res.Settings, s.Setting)
+	}
+	cfg := herd.Config{Waiters: d.Waiters, Mode: d.Mode, Pipes: d.Pipes, InFlight: d.InFlight, Duration: d.Duration}
+	*d = *NewHerdDoc(d.Record, cfg, d.Warmup, res)
+}
+
 // herdMedians groups the repetitions by setting, in the order the settings
 // first ran, and takes each setting's medians.
 func herdMedians(reps []HerdSetting) []HerdMedian {

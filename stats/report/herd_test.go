@@ -1,9 +1,11 @@
 package report_test
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/pipebench"
@@ -38,5 +40,40 @@ func TestHerdRatioNotApplicable(t *testing.T) {
 		if !regexp.MustCompile(want).MatchString(b.String()) {
 			t.Errorf("text does not match %s:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestHerdRefigure: a herd record read back and refigured has the figures
+// its raw counts give, even where the stored figures lack one (a record
+// written before waiters_sys_ns was a figure).
+func TestHerdRefigure(t *testing.T) {
+	side := func(exclusive bool, sys time.Duration) herd.Setting {
+		return herd.Setting{
+			Setup:       herd.Setup{Exclusive: exclusive},
+			Totals:      herd.Counts{Tokens: 100, Returns: 100},
+			WaiterUsage: pipebench.Usage{System: sys, Voluntary: 300},
+			Tokens:      pipebench.Tokens{Sent: 100, Received: 100},
+		}
+	}
+	res := &herd.Result{Settings: []herd.Setting{side(false, 2*time.Second), side(true, time.Second)}}
+	d := report.NewHerdDoc(report.Record{}, herd.Config{Waiters: 4, Pipes: 1, InFlight: 1}, 0, res)
+	b, err := json.Marshal(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := strings.ReplaceAll(string(b), `"waiters_sys_ns":`, `"dropped":`)
+	var back report.HerdDoc
+	if err := json.Unmarshal([]byte(old), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Settings[0].Figures.WaiterSystem != 0 {
+		t.Fatal("the field was not dropped")
+	}
+	back.Refigure()
+	if got, want := back.Settings[0].Figures.WaiterSystem, d.Settings[0].Figures.WaiterSystem; got != want || got == 0 {
+		t.Errorf("waiters' system CPU %v after refiguring, want %v", got, want)
+	}
+	if back.Ratios["waiters_sys_ns"] != d.Ratios["waiters_sys_ns"] {
+		t.Errorf("ratios %v, want %v", back.Ratios, d.Ratios)
 	}
 }

@@ -115,7 +115,8 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 			return nil, &RecordError{path, "a sweep record with no measured point"}
 		}
 	case "herd":
-		l.Configs = herdSampled(head.Sides)
+		l.Configs = herdSampled(head.Sides, fmt.Sprintf("-waiters %s -mode %s -n %s -l %s",
+			head.Flags["waiters"], head.Flags["mode"], head.Flags["n"], head.Flags["l"]))
 	case "timeout":
 		l.Configs = timeoutSampled(head.Repetitions)
 	default:
@@ -294,8 +295,8 @@ type herdJSON struct {
 }
 
 // herdSampled are a herd's settings (EPOLLEXCLUSIVE off, on), each with
-// its repetitions.
-func herdSampled(sides []herdJSON) []*Sampled {
+// its repetitions; shape names the herd (waiters, mode, pipes, tokens).
+func herdSampled(sides []herdJSON, shape string) []*Sampled {
 	var out []*Sampled
 	by := map[bool]*Sampled{}
 	for i := range sides {
@@ -303,11 +304,9 @@ func herdSampled(sides []herdJSON) []*Sampled {
 		ex := h.Setup.Exclusive
 		s := by[ex]
 		if s == nil {
-			label := "-exclusive off"
-			if ex {
-				label = "-exclusive on"
-			}
-			s = &Sampled{Key: label, Label: label, Vars: map[string]string{"exclusive": label[len("-exclusive "):]}}
+			on := map[bool]string{false: "off", true: "on"}[ex]
+			label := shape + " -exclusive " + on
+			s = &Sampled{Key: label, Label: label, Vars: map[string]string{"exclusive": on}}
 			by[ex] = s
 			out = append(out, s)
 		}
@@ -356,7 +355,7 @@ func timeoutSampled(reps []timeoutJSON) []*Sampled {
 	by := map[string]*Sampled{}
 	for _, r := range reps {
 		for _, p := range r.Points {
-			key := fmt.Sprintf("%s %v", p.Mechanism, time.Duration(p.Requested))
+			key := fmt.Sprintf("-mechanisms %s -timeouts %v", p.Mechanism, time.Duration(p.Requested))
 			s := by[key]
 			if s == nil {
 				s = &Sampled{Key: key, Label: key, Vars: map[string]string{"mechanisms": p.Mechanism, "timeouts": time.Duration(p.Requested).String()}}

@@ -1,0 +1,229 @@
+package doccheck
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the pages' rendered blocks from their records")
+
+// root is the module's root, two levels up.
+const root = "../.."
+
+// pages are README.md and every page under docs/.
+func pages(t *testing.T) []string {
+	t.Helper()
+	ps, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]string{filepath.Join(root, "README.md")}, ps...)
+}
+
+// TestRenderedBlocks re-renders every rendered block of every page from
+// its record and wants the page's block unchanged: a figure cannot drift
+// from its record.
+func TestRenderedBlocks(t *testing.T) {
+	var bin string // pipebench, built once when a block runs it
+	for _, page := range pages(t) {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, err := Blocks(string(data))
+		if err != nil {
+			t.Errorf("%s: %v", page, err)
+			continue
+		}
+		if len(bs) == 0 {
+			continue
+		}
+		dir := filepath.Dir(page)
+		texts := make([]string, len(bs))
+		for i, b := range bs {
+			var got string
+			if b.From != "" {
+				got, err = Render(filepath.Join(dir, b.From))
+				if err == nil {
+					got, err = Lines(got, b.First, b.Last)
+				}
+			} else {
+				if b.By[0] == "pipebench" && bin == "" {
+					bin = build(t)
+				}
+				got, err = run(dir, bin, b.By)
+			}
+			if err != nil {
+				t.Errorf("%s:%d: %v", page, b.Line, err)
+				texts[i] = b.Text
+				continue
+			}
+			texts[i] = got
+			if got != b.Text && !*update {
+				t.Errorf("%s:%d: the block differs from its record (go test ./internal/doccheck -update rewrites it):\n--- rendered\n%s--- page\n%s", page, b.Line, got, b.Text)
+			}
+		}
+		if *update {
+			if err := os.WriteFile(page, []byte(Replace(string(data), bs, texts)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// build builds pipebench from this module into a temporary directory.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "pipebench")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/pipebench/pipebench/cmd/pipebench").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build pipebench: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// run runs a block's command in dir (pipebench as bin) and returns what it
+// wrote to stdout; an exit status other than 0 is an error, with stderr.
+func run(dir, bin string, words []string) (string, error) {
+	name := words[0]
+	if name == "pipebench" {
+		name = bin
+	}
+	cmd := exec.Command(name, words[1:]...)
+	cmd.Dir = dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return "", &runError{strings.Join(words, " "), err, stderr.String()}
+	}
+	return stdout.String(), nil
+}
+
+type runError struct {
+	cmd    string
+	err    error
+	stderr string
+}
+
+func (e *runError) Error() string { return e.cmd + ": " + e.err.Error() + ": " + e.stderr }
+
+// TestBlocks: markers are found with their blocks, a bad marker is an
+// error naming its line, and Replace puts new texts where the old were.
+func TestBlocks(t *testing.T) {
+	page := "# T\n\n<!-- rendered from results/a.json, lines 2-3 -->\n```text\nx\ny\n```\n\ntext\n\n<!-- rendered by: pipebench top results/k.pb.gz -->\n```text\nz\n```\n"
+	bs, err := Blocks(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if empty, err := Blocks("<!-- rendered from a.json -->\n```text\n```\n"); err != nil || len(empty) != 1 || empty[0].Text != "" {
+		t.Errorf("an empty block: %+v, %v", empty, err)
+	}
+	if len(bs) != 2 || bs[0].From != "results/a.json" || bs[0].First != 2 || bs[0].Last != 3 || bs[0].Text != "x\ny\n" || bs[0].Line != 3 ||
+		strings.Join(bs[1].By, " ") != "pipebench top results/k.pb.gz" || bs[1].Text != "z\n" {
+		t.Fatalf("blocks %+v", bs)
+	}
+	if got := Replace(page, bs, []string{"1\n", "2\n3\n"}); got != strings.Replace(strings.Replace(page, "x\ny\n", "1\n", 1), "z\n", "2\n3\n", 1) {
+		t.Errorf("Replace gave\n%s", got)
+	}
+	if l, err := Lines("a\nb\nc\n", 2, 3); err != nil || l != "b\nc\n" {
+		t.Errorf("Lines: %q %v", l, err)
+	}
+	for _, bad := range []string{
+		"<!-- rendered by: rm -rf results -->\n```text\n```\n",
+		"<!-- rendered from a.json, lines 3-1 -->\n```text\n```\n",
+		"<!-- rendered from a.json -->\nno fence\n",
+		"<!-- rendered from a.json -->\n```text\nunclosed\n",
+	} {
+		if _, err := Blocks("\n" + bad); err == nil || !strings.Contains(err.Error(), "line 2") {
+			t.Errorf("%q: error %v, want one naming line 2", bad, err)
+		}
+	}
+}
+
+// TestREADMEFlags holds README's table of flags against pipebench -h:
+// every flag of -h is in the table and no other, each with the default -h
+// prints ("off", "none" or "stdout" where -h prints none).
+func TestREADMEFlags(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := map[string]string{}
+	row := regexp.MustCompile("(?m)^\\| `-([a-z]+)` \\| ([^|]+) \\|")
+	for _, m := range row.FindAllStringSubmatch(string(readme), -1) {
+		table[m[1]] = strings.Trim(strings.TrimSpace(m[2]), "`")
+	}
+	help, err := run(root, build(t), []string{"pipebench", "-h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := map[string]string{} // flag: its default, "" for none
+	name := ""
+	for _, l := range strings.Split(help, "\n") {
+		if m := regexp.MustCompile(`^  -([a-z]+)`).FindStringSubmatch(l); m != nil {
+			name = m[1]
+			flags[name] = ""
+			l = l[len(m[0]):]
+		}
+		if name == "" {
+			continue
+		}
+		if m := regexp.MustCompile(`\(default ([^()]*)\)$`).FindStringSubmatch(l); m != nil {
+			flags[name] = m[1]
+		}
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "subcommands") {
+			name = ""
+		}
+	}
+	if len(flags) < 20 {
+		t.Fatalf("read %d flags from pipebench -h:\n%s", len(flags), help)
+	}
+	for f, def := range flags {
+		got, ok := table[f]
+		switch {
+		case !ok:
+			t.Errorf("-%s is not in README's table of flags", f)
+		case def == "" && got != "off" && got != "none" && got != "stdout":
+			t.Errorf("-%s: README gives the default %q, -h prints none (want off, none or stdout)", f, got)
+		case def != "" && got != def:
+			t.Errorf("-%s: README gives the default %q, -h prints %q", f, got, def)
+		}
+	}
+	for f := range table {
+		if _, ok := flags[f]; !ok {
+			t.Errorf("README's table has -%s, which pipebench -h does not list", f)
+		}
+	}
+}
+
+// TestCIRunsREADME: the test command README gives is the one .ci/run runs,
+// word for word, with go vet ./...
+func TestCIRunsREADME(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := os.ReadFile(filepath.Join(root, ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const test = "go test -race -count=1 ./..."
+	if !strings.Contains(string(readme), "    "+test+" ") {
+		t.Errorf("README does not give the test command %q", test)
+	}
+	lines := map[string]bool{}
+	for _, l := range strings.Split(string(ci), "\n") {
+		lines[strings.TrimSpace(l)] = true
+	}
+	for _, want := range []string{test, "go vet ./..."} {
+		if !lines[want] {
+			t.Errorf(".ci/run has no line %q", want)
+		}
+	}
+}
