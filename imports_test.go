@@ -7,6 +7,7 @@ import (
 	"go/build"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -141,5 +142,66 @@ func TestImportRulesCatchAPlantedImport(t *testing.T) {
 	want := "epoll imports poll\nnewpackage: a package with no import rule (add it to mayImport)\nstats imports pipebench"
 	if got != want {
 		t.Errorf("violations:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// The table of docs/contributing.md says what mayImport says: each
+// directory's "may import" column, its braces spelled out.
+func TestContributingTableIsTheRules(t *testing.T) {
+	b, err := os.ReadFile("docs/contributing.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirRe := regexp.MustCompile("`([a-z/]+)/`")
+	braces := regexp.MustCompile(`([a-z/]*)\{([^}]*)\}`)
+	seen := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		cells := strings.Split(line, " | ")
+		if len(cells) != 3 || !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		col := strings.TrimSuffix(strings.TrimSpace(cells[2]), " |")
+		if col == "—" {
+			continue
+		}
+		col, _, _ = strings.Cut(col, ";")
+		col = braces.ReplaceAllStringFunc(col, func(m string) string {
+			g := braces.FindStringSubmatch(m)
+			var out []string
+			for _, x := range strings.Split(g[2], ",") {
+				out = append(out, g[1]+strings.TrimSpace(x))
+			}
+			return strings.Join(out, ", ")
+		})
+		var want []string
+		switch col {
+		case "everything":
+			want = []string{"*"}
+		case "nothing of ours", "nothing":
+		default:
+			for _, x := range strings.Split(col, ",") {
+				want = append(want, strings.TrimSpace(x))
+			}
+		}
+		sort.Strings(want)
+		for _, m := range dirRe.FindAllStringSubmatch(cells[0], -1) {
+			dir := m[1]
+			seen[dir] = true
+			rules, ok := mayImport[dir]
+			if !ok {
+				t.Errorf("docs/contributing.md names %s, which has no rule", dir)
+				continue
+			}
+			got := append([]string{}, rules...)
+			sort.Strings(got)
+			if strings.Join(got, ", ") != strings.Join(want, ", ") {
+				t.Errorf("%s: the table says %q, the rule %q", dir, want, got)
+			}
+		}
+	}
+	for dir := range mayImport {
+		if !seen[dir] {
+			t.Errorf("%s has a rule but no row in docs/contributing.md", dir)
+		}
 	}
 }

@@ -194,6 +194,10 @@ func (c *Config) Validate() error {
 		return e("{Interval} %v: want a positive interval", c.Interval)
 	case c.Duration < 0:
 		return e("{Duration} %v: want a duration >= 0 (0 runs until interrupted)", c.Duration)
+	case c.Duration > 0 && c.Interval > c.Duration:
+		return e("{Interval} %v is longer than {Duration} %v: want an interval no longer than the duration", c.Interval, c.Duration)
+	case c.Duration > 0 && c.Duration%c.Interval != 0:
+		return e("{Duration} %v is not a whole number of {Interval} %v intervals: want {Duration} a multiple of {Interval}", c.Duration, c.Interval)
 	case c.Backend == nil:
 		return e("{Backend}: no backend given")
 	case c.Churn < 0 || c.Churn > c.Pipes:

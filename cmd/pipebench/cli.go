@@ -94,9 +94,23 @@ func checkBackend(s string) error {
 	return err
 }
 
-// config turns the parsed flags into a run configuration; errors name the
+// config turns the parsed flags into a run configuration, checked by the
+// library (Config.Validate owns every rule of a run); errors name the
 // flags.
 func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
+	c, err := rf.build(set)
+	if err != nil {
+		return c, err
+	}
+	if err := c.Validate(); err != nil {
+		return c, rf.err(err)
+	}
+	return c, nil
+}
+
+// build turns the parsed flags into a run configuration, unchecked; the
+// one error it finds is of the flags themselves (-f with -b).
+func (rf *runFlags) build(set map[string]bool) (pipebench.Config, error) {
 	c := pipebench.Config{
 		Pipes: rf.pipes, InFlight: rf.inFlight, Seed: rf.seed,
 		Duration: rf.duration, Interval: rf.interval, Latency: rf.latency,
@@ -113,15 +127,6 @@ func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
 		rf.backend = pipebench.Bypass.Name
 	}
 	c.Backend, _ = findBackend(rf.backend)
-	if c.Duration > 0 && c.Interval > c.Duration {
-		return c, fmt.Errorf("-i %v is longer than -d %v: want an interval no longer than the duration", c.Interval, c.Duration)
-	}
-	if c.Duration > 0 && c.Duration%c.Interval != 0 {
-		return c, fmt.Errorf("-d %v is not a whole number of -i %v intervals: want -d a multiple of -i", c.Duration, c.Interval)
-	}
-	if err := c.Validate(); err != nil {
-		return c, rf.err(err)
-	}
 	return c, nil
 }
 

@@ -79,9 +79,6 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 		return usageError(stderr, fmt.Errorf("herd: %w", err))
 	}
 	rec := recordOf("herd", fs, args)
-	if hf.interval > hf.duration {
-		return usageError(stderr, fmt.Errorf("herd: -i %v is longer than -d %v: want an interval no longer than the duration", hf.interval, hf.duration))
-	}
 	cfg := herd.Config{Waiters: hf.waiters, Pipes: hf.pipes, InFlight: hf.inFlight, Seed: hf.seed,
 		Rounds: hf.count, Duration: hf.duration, Interval: hf.interval, Stop: stop}
 	cfg.Mode, _ = herd.ParseMode(hf.mode)

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"flag"
 	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/internal/golden"
 	"github.com/pipebench/pipebench/pipebench"
+	"io"
 )
 
 // TestMain lets this test binary serve as its own writer process and herd
@@ -44,97 +46,100 @@ func invoke(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return code, out.String(), errb.String()
 }
 
+// badInputs are command lines refused before any work, each with the
+// golden file of its one line.
+var badInputs = []struct{ name, args string }{
+	{"pipes-not-a-number", "-n abc"},
+	{"pipes-zero", "-n 0"},
+	{"pipes-too-many", "-n 2000000"},
+	{"inflight-negative", "-l -1"},
+	{"inflight-too-many", "-l 5000"},
+	{"duration-no-unit", "-d 10"},
+	{"duration-negative", "-d -1s"},
+	{"interval-zero", "-i 0"},
+	{"interval-longer-than-duration", "-i 2s -d 1s"},
+	{"unknown-backend", "-b kqueue"},
+	{"unknown-writer", "-writer fork"},
+	{"unknown-route", "-route zigzag"},
+	{"unknown-flag", "-x"},
+	{"stray-argument", "-n 10 extra"},
+	{"bypass-with-backend", "-f -b poll"},
+	{"bypass-with-thread", "-f -writer thread"},
+	{"bypass-unbounded", "-f -l 0"},
+	{"bypass-unbounded-self", "-f -l 0 -writer self"},
+	{"unbounded-self", "-l 0 -writer self"},
+	{"limit-self", "-n 15000 -writer self"},
+	{"limit-process", "-n 30000 -writer process"},
+	{"cpuprofile-unwritable", "-cpuprofile /nonexistent/dir/c.pb.gz"},
+	{"kprofile-unwritable", "-kprofile /nonexistent/dir/k.pb.gz"},
+	{"profiles-same-file", "-cpuprofile p.pb.gz -kprofile p.pb.gz"},
+	{"profile-with-count", "-kprofile k.pb.gz -count 2"},
+	{"perfdata-without-kprofile", "-perfdata p.data"},
+	{"perfdata-same-as-profile", "-kprofile k.pb.gz -perfdata k.pb.gz"},
+	{"top-no-file", "top"},
+	{"top-two-files", "top a.pb.gz b.pb.gz"},
+	{"top-missing-file", "top /nonexistent/k.pb.gz"},
+	{"top-rows-zero", "top -rows 0 k.pb.gz"},
+	{"top-not-a-profile", "top testdata/errors/top-not-a-profile.golden"},
+	{"format-unknown", "-format xml"},
+	{"unix-inflight", "-fd unix -l 300"},
+	{"seed-negative", "-seed -1"},
+	{"duration-not-whole-intervals", "-d 1500ms -i 1s"},
+	{"warmup-all", "-d 1s"},
+	{"warmup-too-many", "-d 3s -warmup 3"},
+	{"output-same-as-profile", "-o /tmp/pipebench-same.pb -cpuprofile /tmp/pipebench-same.pb"},
+	{"fd-unknown", "-fd fifo"},
+	{"churn-negative", "-churn -1"},
+	{"churn-more-than-pipes", "-n 10 -churn 11"},
+	{"delay-no-unit", "-delay 200"},
+	{"cpu-bad", "-cpu a,b"},
+	{"cpu-three", "-cpu 0,1,0"},
+	{"cpu-not-allowed", "-cpu 999"},
+	{"eventfd-latency", "-fd eventfd -latency"},
+	{"readers-zero", "-readers 0"},
+	{"readers-too-many", "-readers 2000"},
+	{"readers-self", "-readers 2 -writer self"},
+	{"readers-more-than-pipes", "-n 3 -readers 4"},
+	{"readers-bypass", "-f -readers 2"},
+	{"writers-zero", "-writers 0"},
+	{"writers-process", "-writers 2 -writer process"},
+	{"writers-more-than-tokens", "-writers 4 -l 3"},
+	{"maxevents-negative", "-maxevents -1"},
+	{"maxevents-bypass", "-f -maxevents 1"},
+	{"nest-too-deep", "-nest 5"},
+	{"nest-poll", "-b poll -nest 1"},
+	{"nest-bypass", "-f -nest 1"},
+	{"share-one-reader", "-share"},
+	{"share-poll", "-b poll -readers 2 -share"},
+	{"share-churn", "-readers 2 -share -churn 1"},
+	{"cpu-list-length", "-readers 2 -writers 2 -l 4 -cpu 0,1,0"},
+	{"cpu-spread-gonet", "-b gonet -cpu spread"},
+	{"cpu-list-not-allowed", "-readers 2 -cpu 0,998,999"},
+	{"count-zero", "-count 0"},
+	{"count-until-interrupted", "-count 2 -d 0"},
+	{"herd-waiters-zero", "herd -waiters 0"},
+	{"herd-waiters-too-many", "herd -waiters 5000"},
+	{"herd-mode-unknown", "herd -mode fork"},
+	{"herd-exclusive-unknown", "herd -exclusive maybe"},
+	{"herd-unbounded", "herd -l 0"},
+	{"herd-interval-longer", "herd -d 1s -i 2s"},
+	{"herd-format-unknown", "herd -format xml"},
+	{"herd-stray-argument", "herd extra"},
+	{"limit-herd", "herd -n 1000000"},
+	{"timeout-list-bad", "timeout -timeouts 50us,abc"},
+	{"timeout-zero", "timeout -timeouts 0"},
+	{"timeout-too-long", "timeout -timeouts 2s"},
+	{"timeout-samples-zero", "timeout -samples 0"},
+	{"timeout-mechanism-unknown", "timeout -mechanisms kqueue"},
+	{"timeout-slack-negative", "timeout -slack -1us"},
+	{"timeout-format-unknown", "timeout -format xml"},
+	{"timeout-list-twice", "timeout -timeouts 1ms,1ms"},
+	{"seeds-format-unknown", "seeds -format xml"},
+	{"seeds-stray-argument", "seeds -quick extra"},
+}
+
 func TestBadInput(t *testing.T) {
-	cases := []struct{ name, args string }{
-		{"pipes-not-a-number", "-n abc"},
-		{"pipes-zero", "-n 0"},
-		{"pipes-too-many", "-n 2000000"},
-		{"inflight-negative", "-l -1"},
-		{"inflight-too-many", "-l 5000"},
-		{"duration-no-unit", "-d 10"},
-		{"duration-negative", "-d -1s"},
-		{"interval-zero", "-i 0"},
-		{"interval-longer-than-duration", "-i 2s -d 1s"},
-		{"unknown-backend", "-b kqueue"},
-		{"unknown-writer", "-writer fork"},
-		{"unknown-route", "-route zigzag"},
-		{"unknown-flag", "-x"},
-		{"stray-argument", "-n 10 extra"},
-		{"bypass-with-backend", "-f -b poll"},
-		{"bypass-with-thread", "-f -writer thread"},
-		{"bypass-unbounded", "-f -l 0"},
-		{"bypass-unbounded-self", "-f -l 0 -writer self"},
-		{"unbounded-self", "-l 0 -writer self"},
-		{"limit-self", "-n 15000 -writer self"},
-		{"limit-process", "-n 30000 -writer process"},
-		{"cpuprofile-unwritable", "-cpuprofile /nonexistent/dir/c.pb.gz"},
-		{"kprofile-unwritable", "-kprofile /nonexistent/dir/k.pb.gz"},
-		{"profiles-same-file", "-cpuprofile p.pb.gz -kprofile p.pb.gz"},
-		{"profile-with-count", "-kprofile k.pb.gz -count 2"},
-		{"perfdata-without-kprofile", "-perfdata p.data"},
-		{"perfdata-same-as-profile", "-kprofile k.pb.gz -perfdata k.pb.gz"},
-		{"top-no-file", "top"},
-		{"top-two-files", "top a.pb.gz b.pb.gz"},
-		{"top-missing-file", "top /nonexistent/k.pb.gz"},
-		{"top-rows-zero", "top -rows 0 k.pb.gz"},
-		{"top-not-a-profile", "top testdata/errors/top-not-a-profile.golden"},
-		{"format-unknown", "-format xml"},
-		{"unix-inflight", "-fd unix -l 300"},
-		{"seed-negative", "-seed -1"},
-		{"duration-not-whole-intervals", "-d 1500ms -i 1s"},
-		{"warmup-all", "-d 1s"},
-		{"warmup-too-many", "-d 3s -warmup 3"},
-		{"output-same-as-profile", "-o /tmp/pipebench-same.pb -cpuprofile /tmp/pipebench-same.pb"},
-		{"fd-unknown", "-fd fifo"},
-		{"churn-negative", "-churn -1"},
-		{"churn-more-than-pipes", "-n 10 -churn 11"},
-		{"delay-no-unit", "-delay 200"},
-		{"cpu-bad", "-cpu a,b"},
-		{"cpu-three", "-cpu 0,1,0"},
-		{"cpu-not-allowed", "-cpu 999"},
-		{"eventfd-latency", "-fd eventfd -latency"},
-		{"readers-zero", "-readers 0"},
-		{"readers-too-many", "-readers 2000"},
-		{"readers-self", "-readers 2 -writer self"},
-		{"readers-more-than-pipes", "-n 3 -readers 4"},
-		{"readers-bypass", "-f -readers 2"},
-		{"writers-zero", "-writers 0"},
-		{"writers-process", "-writers 2 -writer process"},
-		{"writers-more-than-tokens", "-writers 4 -l 3"},
-		{"maxevents-negative", "-maxevents -1"},
-		{"maxevents-bypass", "-f -maxevents 1"},
-		{"nest-too-deep", "-nest 5"},
-		{"nest-poll", "-b poll -nest 1"},
-		{"nest-bypass", "-f -nest 1"},
-		{"share-one-reader", "-share"},
-		{"share-poll", "-b poll -readers 2 -share"},
-		{"share-churn", "-readers 2 -share -churn 1"},
-		{"cpu-list-length", "-readers 2 -writers 2 -l 4 -cpu 0,1,0"},
-		{"cpu-spread-gonet", "-b gonet -cpu spread"},
-		{"cpu-list-not-allowed", "-readers 2 -cpu 0,998,999"},
-		{"count-zero", "-count 0"},
-		{"count-until-interrupted", "-count 2 -d 0"},
-		{"herd-waiters-zero", "herd -waiters 0"},
-		{"herd-waiters-too-many", "herd -waiters 5000"},
-		{"herd-mode-unknown", "herd -mode fork"},
-		{"herd-exclusive-unknown", "herd -exclusive maybe"},
-		{"herd-unbounded", "herd -l 0"},
-		{"herd-interval-longer", "herd -d 1s -i 2s"},
-		{"herd-format-unknown", "herd -format xml"},
-		{"herd-stray-argument", "herd extra"},
-		{"limit-herd", "herd -n 1000000"},
-		{"timeout-list-bad", "timeout -timeouts 50us,abc"},
-		{"timeout-zero", "timeout -timeouts 0"},
-		{"timeout-too-long", "timeout -timeouts 2s"},
-		{"timeout-samples-zero", "timeout -samples 0"},
-		{"timeout-mechanism-unknown", "timeout -mechanisms kqueue"},
-		{"timeout-slack-negative", "timeout -slack -1us"},
-		{"timeout-format-unknown", "timeout -format xml"},
-		{"timeout-list-twice", "timeout -timeouts 1ms,1ms"},
-		{"seeds-format-unknown", "seeds -format xml"},
-		{"seeds-stray-argument", "seeds -quick extra"},
-	}
-	for _, c := range cases {
+	for _, c := range badInputs {
 		t.Run(c.name, func(t *testing.T) {
 			stderr := badInput(t, c.args, "pipebench: ")
 			got := []byte("$ pipebench " + c.args + "\n" + stderr)
@@ -247,5 +252,42 @@ func TestInterrupt(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "interrupted after") || !strings.Contains(out.String(), "lost 0") {
 		t.Errorf("an interrupted run must still print its summary:\n%s", out.String())
+	}
+}
+
+// Every run the command refuses for its configuration, the library refuses
+// too: a rule enforced only by the command fails here. Left to the command
+// are the flags themselves (a bad value, an unknown flag, -f with -b) and
+// the output and summary settings, which are no part of a run's
+// configuration (-o, -format, -count, -warmup and the profiles).
+func TestLibraryRefusesWhatTheCommandRefuses(t *testing.T) {
+	outputOnly := regexp.MustCompile(`(^| )-(o|format|count|warmup|cpuprofile|kprofile|perfdata)( |$)`)
+	checked := 0
+	for _, c := range badInputs {
+		args := strings.Fields(c.args)
+		// warmup-all is -d 1s refused for the default -warmup 1.
+		if _, sub := subcommands[args[0]]; sub || outputOnly.MatchString(c.args) || strings.HasPrefix(c.name, "warmup-") {
+			continue
+		}
+		fs := flag.NewFlagSet("pipebench", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		var rf runFlags
+		rf.register(fs)
+		if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+			continue // refused as a flag
+		}
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		cfg, err := rf.build(set)
+		if err != nil {
+			continue // refused as a combination of flags
+		}
+		checked++
+		if cfg.Validate() == nil && pipebench.Check(cfg, 0) == nil {
+			t.Errorf("%s: the command refuses %q, the library runs it", c.name, c.args)
+		}
+	}
+	if checked < 25 {
+		t.Errorf("only %d refused configurations checked: the filter is wrong", checked)
 	}
 }

@@ -26,8 +26,9 @@ One fresh run for every backend x pipes x tokens-in-flight combination, with
 the run flags below, then a table: rows = pipes, columns = backends, cells =
 median evts/sec after warm-up, and ratio columns (the last backend over each
 other one unless -ratios says). A point over the descriptor limit is listed
-as skipped and the sweep goes on. The writer is self by default (pipetest's
-one thread, and the same writer at every point). The defaults take about a
+as skipped and the sweep goes on. The writer is self by default (one thread that reads
+and forwards every token, and the same writer at every point). -count N
+measures every point N times, in rounds each in an order of its own. The defaults take about a
 minute.
 
 `
