@@ -38,9 +38,10 @@ repetitions resolve a change on a machine.
 
 func compareCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	var by, out, plotFile string
+	var by, base, out, plotFile string
 	format := "text"
 	fs.StringVar(&by, "by", "", "compare the values of this flag inside one record: b, n, l, writers or readers of a sweep, exclusive of a herd, mechanisms or timeouts of a timeout")
+	fs.StringVar(&base, "base", "", "with -by: the value whose column is the base the others are compared against (default: the first in the record)")
 	fs.Var(choiceFlag{&format, func(s string) error {
 		if !slices.Contains(report.CompareFormats, s) {
 			return fmt.Errorf("unknown format %q: want %s", s, strings.Join(report.CompareFormats, ", "))
@@ -93,7 +94,10 @@ func compareCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	if plotFile != "" && records[0].Command != "sweep" {
 		return usageError(stderr, fmt.Errorf("compare: -plot draws sweep records; %s is a record of a run", records[0].Path))
 	}
-	c, err := report.NewComparison(recordOf("compare", fs, args), records, by)
+	if base != "" && by == "" {
+		return usageError(stderr, fmt.Errorf("compare: -base %s chooses among the values of -by: give -by FLAG too", base))
+	}
+	c, err := report.NewComparison(recordOf("compare", fs, args), records, by, base)
 	if err != nil {
 		return usageError(stderr, fmt.Errorf("compare: %w", err))
 	}

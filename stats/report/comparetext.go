@@ -182,6 +182,11 @@ func (c *Comparison) writeTables(w io.Writer, markdown bool) error {
 		h("pipebench compare -by %s: %s", c.By, c.Inputs[0].Path)
 		h("  %s", c.Inputs[0].Command)
 		h("  %s, %s, pipebench %s", c.Inputs[0].Started, c.Inputs[0].Machine, c.Inputs[0].Build)
+		for _, in := range c.Inputs {
+			if in.Value != "" {
+				h("%s  -%s %s", in.Label, c.By, in.Value)
+			}
+		}
 	} else {
 		for _, in := range c.Inputs {
 			h("%s  %s: %s", in.Label, in.Path, in.Command)
@@ -239,7 +244,7 @@ func (c *Comparison) writeTables(w io.Writer, markdown bool) error {
 			}
 			n0, nj := cr.Rows[0].Summaries[0].N, cr.Rows[0].Summaries[j].N
 			t := &table{head: []string{"metric", fmt.Sprintf("%s n=%d", base, n0), fmt.Sprintf("%s n=%d", c.Inputs[j].Label, nj),
-				c.Inputs[j].Label + " vs " + base + " [95% CI]", "", "p"}, right: []bool{false, true, true, false, false, false}}
+				"change [95% CI]", "", "p"}, right: []bool{false, true, true, false, false, false}}
 			for _, r := range cr.Rows {
 				ch := r.Changes[j-1]
 				t.rows = append(t.rows, []string{r.Metric, cell(r.Summaries[0]), cell(r.Summaries[j]), changeText(ch), string(ch.Verdict), pText(ch)})

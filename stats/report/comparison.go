@@ -33,7 +33,10 @@ type Comparison struct {
 
 // Input is one column.
 type Input struct {
-	Label   string `json:"label"`
+	Label string `json:"label"`
+	// Value is the -by flag's value a column lettered A, B, ... stands
+	// for (the values were too long to head a column).
+	Value   string `json:"value,omitempty"`
 	Path    string `json:"path"`
 	Command string `json:"command"`
 	Started string `json:"started"`
@@ -122,10 +125,15 @@ type column struct {
 	order   []*Sampled
 }
 
+// ByLabelWidth is the longest value of a -by flag that names its column;
+// longer values are columns A, B, ..., each named above the tables.
+const ByLabelWidth = 12
+
 // NewComparison compares the loaded records, the first the base. Every
 // record must be of the same command. With by set there must be one
-// record, and the columns are the values of that flag in it.
-func NewComparison(rec Record, records []*Loaded, by string) (*Comparison, error) {
+// record, and the columns are the values of that flag in it, base's first
+// (the first in the record's order when base is "").
+func NewComparison(rec Record, records []*Loaded, by, base string) (*Comparison, error) {
 	c := &Comparison{Record: rec, By: by}
 	for _, l := range records[1:] {
 		if l.Command != records[0].Command {
@@ -142,10 +150,28 @@ func NewComparison(rec Record, records []*Loaded, by string) (*Comparison, error
 		if cols, err = byColumns(records[0], by); err != nil {
 			return nil, err
 		}
+		if base != "" {
+			i := slices.IndexFunc(cols, func(col column) bool { return col.label == base })
+			if i < 0 {
+				var vs []string
+				for _, col := range cols {
+					vs = append(vs, col.label)
+				}
+				return nil, fmt.Errorf("-base %s: not a value of -%s in %s (%s)", base, by, records[0].Path, strings.Join(vs, ", "))
+			}
+			cols = append(append([]column{cols[i]}, cols[:i]...), cols[i+1:]...)
+		}
+		long := slices.ContainsFunc(cols, func(col column) bool { return len(col.label) > ByLabelWidth })
 		l := records[0]
-		for _, col := range cols {
-			c.Inputs = append(c.Inputs, Input{Label: col.label, Path: l.Path, Command: l.CommandLine(),
-				Started: l.Started.Format("2006-01-02 15:04 MST"), Machine: shortMachine(&l.Environment), Build: l.Pipebench.String()})
+		for i := range cols {
+			in := Input{Label: cols[i].label, Path: l.Path, Command: l.CommandLine(),
+				Started: l.Started.Format("2006-01-02 15:04 MST"), Machine: shortMachine(&l.Environment), Build: l.Pipebench.String()}
+			if long {
+				in.Value = cols[i].label
+				in.Label = string(rune('A' + i%26))
+				cols[i].label = in.Label
+			}
+			c.Inputs = append(c.Inputs, in)
 		}
 	} else {
 		for i, l := range records {
