@@ -29,11 +29,69 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
+
+/* ---- system calls as pipebench makes them ----------------------------------- */
+
+/*
+ * The hot loops make their system calls bare, as pipebench does (Go's
+ * RawSyscall: the instruction, no C library between). glibc's read, write,
+ * ppoll and epoll_pwait are cancellation points: in a process of more than
+ * one thread each call switches asynchronous cancellation on before the
+ * system call and off after it, about 9% of a -writer self event here
+ * (../README.md, "The minimal loop"). A Go program never pays that; a C
+ * program of one thread never does either.
+ *
+ * sys6 returns the kernel's result, a negated errno on failure; the raw_
+ * wrappers return -1 with errno set, as the C library's do.
+ */
+static inline long sys6(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+#if defined(__x86_64__)
+	long r;
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return r;
+#else
+	long r = syscall(nr, a1, a2, a3, a4, a5, a6); /* not a cancellation point */
+	return r < 0 ? -errno : r;
+#endif
+}
+
+static inline long sys_result(long r)
+{
+	if ((unsigned long)r > -4096UL) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+static inline ssize_t raw_read(int fd, void *buf, size_t n)
+{
+	return sys_result(sys6(SYS_read, fd, (long)buf, (long)n, 0, 0, 0));
+}
+
+static inline ssize_t raw_write(int fd, const void *buf, size_t n)
+{
+	return sys_result(sys6(SYS_write, fd, (long)buf, (long)n, 0, 0, 0));
+}
+
+/* raw_ppoll is ppoll with no signal mask. */
+static inline int raw_ppoll(struct pollfd *fds, nfds_t n, struct timespec *ts)
+{
+	return (int)sys_result(sys6(SYS_ppoll, (long)fds, (long)n, (long)ts, 0, 8, 0));
+}
 
 /* ---- failures ------------------------------------------------------------ */
 
@@ -384,7 +442,7 @@ static int writer_run(struct writer_state *w)
 	for (;;) {
 		for (; have > 0; have--) {
 			uint32_t j = pick(&w->route);
-			if (write(fds[j], &token, 1) != 1) {
+			if (raw_write(fds[j], &token, 1) != 1) {
 				snprintf(w->err, sizeof w->err, "writer: write token to pipe %u (fd %d): %s", j, fds[j], strerror(errno));
 				goto out;
 			}
@@ -394,12 +452,12 @@ static int writer_run(struct writer_state *w)
 		for (;;) {
 			if (w->poll_first) {
 				struct pollfd pfd = {.fd = w->credit_r, .events = POLLIN};
-				if (ppoll(&pfd, 1, NULL, NULL) < 0 && errno != EINTR) {
+				if (raw_ppoll(&pfd, 1, NULL) < 0 && errno != EINTR) {
 					n = -1;
 					break;
 				}
 			}
-			n = read(w->credit_r, buf, sizeof buf);
+			n = raw_read(w->credit_r, buf, sizeof buf);
 			if (n >= 0 || (errno != EINTR && !(w->poll_first && errno == EAGAIN)))
 				break;
 		}

@@ -189,7 +189,7 @@ static inline int uring_enter(unsigned min_complete, int wait, int64_t timeout_n
 		arg = &ur.arg;
 		argsz = sizeof ur.arg;
 	}
-	return (int)syscall(__NR_io_uring_enter, ur.fd, uring_pending(), min_complete, flags, arg, argsz);
+	return (int)sys_result(sys6(__NR_io_uring_enter, ur.fd, uring_pending(), min_complete, flags, (long)arg, (long)argsz));
 }
 
 /* uring_arm queues a multishot POLL_ADD for tag; with a full submission
@@ -509,8 +509,9 @@ static void backend_add(enum backend b, int fd, int32_t tag)
  * backend_wait makes one readiness call with the 100 ms timeout and stores
  * the tags of the ready pipes in ready[]. The calls are the ones pipebench
  * makes: epoll_pwait and ppoll with no signal mask, pselect6, and
- * io_uring_enter only when the CQ ring is empty. EINTR is retried (signals
- * are blocked on this thread, so it does not happen).
+ * io_uring_enter only when the CQ ring is empty, each made bare (sys6, as
+ * the reads and writes of the hot loops: common.h says why). EINTR is
+ * retried (signals are blocked on this thread, so it does not happen).
  */
 static inline int backend_wait(enum backend b)
 {
@@ -519,7 +520,7 @@ static inline int backend_wait(enum backend b)
 	case B_EPOLL:
 	case B_EPOLL_ET:
 		do
-			n = epoll_pwait(epfd, epevents, epmax, WAIT_TIMEOUT_MS, NULL);
+			n = (int)sys_result(sys6(SYS_epoll_pwait, epfd, (long)epevents, epmax, WAIT_TIMEOUT_MS, 0, 8));
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
 			fail("epoll_pwait: %s", strerror(errno));
@@ -529,7 +530,7 @@ static inline int backend_wait(enum backend b)
 	case B_POLL: {
 		struct timespec ts = {0, WAIT_TIMEOUT_MS * 1000000L};
 		do
-			n = ppoll(pfds, (nfds_t)npipes, &ts, NULL);
+			n = raw_ppoll(pfds, (nfds_t)npipes, &ts);
 		while (n < 0 && errno == EINTR);
 		if (n < 0) {
 			fail("ppoll %d fds: %s", npipes, strerror(errno));
@@ -550,8 +551,8 @@ static inline int backend_wait(enum backend b)
 		do {
 			memcpy(sel_work, sel_interest, (size_t)words * 8);
 			ts = (struct timespec){0, WAIT_TIMEOUT_MS * 1000000L};
-			/* the bare system call, as pipebench makes it: no signal mask */
-			n = (int)syscall(SYS_pselect6, sel_nfds, sel_work, NULL, NULL, &ts, NULL);
+			/* no signal mask, as pipebench makes it */
+			n = (int)sys_result(sys6(SYS_pselect6, sel_nfds, (long)sel_work, 0, 0, (long)&ts, 0));
 		} while (n < 0 && errno == EINTR);
 		if (n < 0) {
 			fail("pselect6 nfds %d: %s", sel_nfds, strerror(errno));
@@ -615,7 +616,7 @@ static void *reader(void *arg)
 			int fd = rfds[tag];
 			uint64_t got = 0;
 			for (int first = 1;; first = 0) {
-				ssize_t m = read(fd, buf, READ_SIZE);
+				ssize_t m = raw_read(fd, buf, READ_SIZE);
 				c.reads++;
 				if (m < 0) {
 					if (errno == EAGAIN) {
@@ -641,7 +642,7 @@ static void *reader(void *arg)
 				for (uint64_t t = 0; t < got; t++) {
 					if (t > 0)
 						j = pick(&route);
-					if (write(wfds[j], &token, 1) != 1) {
+					if (raw_write(wfds[j], &token, 1) != 1) {
 						fail("forward token to pipe %u (fd %d): %s", j, wfds[j], strerror(errno));
 						c.tokens += tokens;
 						goto out;
@@ -652,7 +653,7 @@ static void *reader(void *arg)
 		}
 		c.tokens += tokens;
 		if (credit_w >= 0 && tokens > 0) {
-			if (write(credit_w, &tokens, 8) != 8) { /* little-endian, as pipebench's */
+			if (raw_write(credit_w, &tokens, 8) != 8) { /* little-endian, as pipebench's */
 				fail("write %" PRIu64 " credits: %s", tokens, strerror(errno));
 				goto out;
 			}
@@ -680,7 +681,7 @@ static int writer_unbounded(struct writer_state *w)
 	for (;;) {
 		for (int i = 0; i < CHECK_EVERY; i++) {
 			uint32_t j = pick(&w->route);
-			if (write(fds[j], &token, 1) == 1) {
+			if (raw_write(fds[j], &token, 1) == 1) {
 				sent++;
 			} else if (errno == EAGAIN) {
 				full++;
@@ -689,7 +690,7 @@ static int writer_unbounded(struct writer_state *w)
 				goto out;
 			}
 		}
-		ssize_t n = read(w->credit_r, &word, 8);
+		ssize_t n = raw_read(w->credit_r, &word, 8);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (n < 0) {
