@@ -76,6 +76,7 @@ struct config {
 	enum writer writer;
 	enum credit_wait credit_wait;
 	int writer_threads; /* threads of the writer process (-writer-threads) */
+	int64_t tick_ns;    /* -tick: a thread in the reader's process wakes this often */
 	int route_next;
 	uint64_t seed;
 	int64_t duration_ns, interval_ns;
@@ -730,6 +731,20 @@ static void *writer_thread(void *arg)
 	return NULL;
 }
 
+/* ticker is -tick's thread: it sleeps the given time and wakes, over and
+ * over, as the Go runtime's sysmon does (20 us at its most frequent, 10 ms
+ * when nothing needs it), so that the yardstick's process can be given the
+ * wake-ups of pipebench's runtime threads (docs/speed.md, "Faster
+ * wake-ups"). It ends with the process. */
+static void *ticker(void *arg)
+{
+	const int64_t ns = *(const int64_t *)arg;
+	const struct timespec ts = {ns / 1000000000LL, ns % 1000000000LL};
+	for (;;)
+		nanosleep(&ts, NULL);
+	return NULL;
+}
+
 /* ---- the writer process ----------------------------------------------------- */
 
 /*
@@ -986,7 +1001,7 @@ static struct config parse_flags(int argc, char **argv)
 			printf("usage: yardstick [-n pipes] [-l tokens, 0 = unbounded] [-b epoll|epoll-et|poll|select|uring]\n"
 			       "                 [-writer self|thread|process] [-route random|next] [-seed S]\n"
 			       "                 [-d duration] [-i interval] [-warmup K]\n"
-			       "                 [-credit-wait auto|read|ppoll] [-writer-threads N]\n");
+			       "                 [-credit-wait auto|read|ppoll] [-writer-threads N] [-tick D]\n");
 			exit(0);
 		}
 		if (strcmp(name, "n") == 0)
@@ -1011,6 +1026,8 @@ static struct config parse_flags(int argc, char **argv)
 			c.credit_wait = parse_choice("-credit-wait", val, credit_wait_names, 3, "auto, read or ppoll");
 		else if (strcmp(name, "writer-threads") == 0)
 			c.writer_threads = (int)parse_int("-writer-threads", val, 1, 64);
+		else if (strcmp(name, "tick") == 0)
+			c.tick_ns = parse_duration("-tick", val);
 		else
 			usage_error("flag provided but not defined: -%s", name);
 	}
@@ -1018,6 +1035,8 @@ static struct config parse_flags(int argc, char **argv)
 		usage_error("-i: want an interval of at least 10ms");
 	if (c.duration_ns > 0 && c.interval_ns > c.duration_ns)
 		usage_error("-i is longer than -d: want an interval no longer than the duration");
+	if (c.tick_ns != 0 && c.tick_ns < 1000)
+		usage_error("-tick: want 0 (none) or a duration of 1us or more");
 	if (c.in_flight == 0 && c.writer == W_SELF)
 		usage_error("-l 0 (unbounded) needs a separate writer: use -writer thread or process");
 	return c;
@@ -1216,6 +1235,9 @@ int main(int argc, char **argv)
 		die("start reader thread: %s", strerror(e));
 	if (cfg.writer == W_THREAD && (e = pthread_create(&wt, NULL, writer_thread, &wa)) != 0)
 		die("start writer thread: %s", strerror(e));
+	pthread_t tt;
+	if (cfg.tick_ns > 0 && (e = pthread_create(&tt, NULL, ticker, &cfg.tick_ns)) != 0)
+		die("start ticker thread: %s", strerror(e));
 	catch_signals();
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
