@@ -27,8 +27,10 @@ type Usage struct {
 	// CPU (se.nr_migrations in /proc/PID/task/TID/sched), and RunDelay the
 	// time it spent runnable but waiting for a CPU (the second field of
 	// /proc/PID/task/TID/schedstat); for a process, the sums over the
-	// threads alive at each end. NoSched says the kernel showed neither
-	// (built without CONFIG_SCHED_DEBUG or CONFIG_SCHED_INFO).
+	// threads alive at each end. NoSched says they were not read: the
+	// kernel shows neither (built without CONFIG_SCHED_DEBUG or
+	// CONFIG_SCHED_INFO), or no descriptor was free to open the files (a
+	// run at its exact descriptor budget).
 	Migrations int64         `json:"migrations"`
 	RunDelay   time.Duration `json:"run_delay_ns"`
 	NoSched    bool          `json:"sched_unknown,omitempty"`

@@ -413,6 +413,78 @@ static double median(double *xs, int n)
 /* per is x / of, 0 when of is 0, as pipebench's stats.PerEvent. */
 static double per(uint64_t x, uint64_t of) { return of ? (double)x / (double)of : 0; }
 
+/* ---- the scheduler's view of a thread ------------------------------------ */
+
+/* sched_use is what /proc/thread-self/sched and schedstat show of the
+ * calling thread, as pipebench's cost table reads them: voluntary and
+ * involuntary context switches, migrations to another CPU, and the time
+ * spent runnable waiting for a CPU. ok is 0 where the kernel shows none,
+ * or the files could not be opened (err: at an exact descriptor budget,
+ * EMFILE). */
+struct sched_use {
+	long long vol, invol, mig, delay_ns;
+	int ok, err;
+};
+
+static struct sched_use sched_now(void)
+{
+	struct sched_use u = {0};
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/proc/thread-self/sched", "r");
+	if (!f) {
+		u.err = errno;
+		return u;
+	}
+	while (fgets(line, sizeof line, f)) {
+		char key[64];
+		long long v;
+		if (sscanf(line, "%63s : %lld", key, &v) != 2)
+			continue;
+		if (strcmp(key, "nr_voluntary_switches") == 0)
+			u.vol = v, found |= 1;
+		else if (strcmp(key, "nr_involuntary_switches") == 0)
+			u.invol = v, found |= 2;
+		else if (strcmp(key, "se.nr_migrations") == 0)
+			u.mig = v, found |= 4;
+	}
+	fclose(f);
+	long long run;
+	f = fopen("/proc/thread-self/schedstat", "r");
+	if (!f)
+		u.err = errno;
+	if (f && fscanf(f, "%lld %lld", &run, &u.delay_ns) == 2)
+		found |= 8;
+	if (f)
+		fclose(f);
+	u.ok = found == 15;
+	return u;
+}
+
+static struct sched_use sched_since(struct sched_use start)
+{
+	struct sched_use u = sched_now();
+	return (struct sched_use){u.vol - start.vol, u.invol - start.invol, u.mig - start.mig,
+				  u.delay_ns - start.delay_ns, u.ok && start.ok, start.err ? start.err : u.err};
+}
+
+/* print_sched prints who's line of the scheduler's figures per event. */
+static void print_sched(const char *who, struct sched_use u, uint64_t events)
+{
+	char b[32];
+	if (!u.ok && u.err) {
+		printf("sched          %-14s not read: /proc/thread-self: %s\n", who, strerror(u.err));
+		return;
+	}
+	if (!u.ok) {
+		printf("sched          %-14s not shown by this kernel\n", who);
+		return;
+	}
+	printf("sched          %-14s vol cs/evt %.4g  invol cs/evt %.4g  migr/evt %.4g  runq/evt %s\n", who,
+	       per((uint64_t)u.vol, events), per((uint64_t)u.invol, events), per((uint64_t)u.mig, events),
+	       nanos(per((uint64_t)(u.delay_ns > 0 ? u.delay_ns : 0), events), b, sizeof b));
+}
+
 /* ---- the credit-driven writer ----------------------------------------------- */
 
 enum { CREDIT_PIPE_SIZE = 1 << 16 };

@@ -580,6 +580,7 @@ struct reader_args {
 	int credit_w; /* write end of the credit pipe, or -1 (self mode, -l 0) */
 	pthread_barrier_t *start;
 	struct counts final;
+	struct sched_use sched; /* over the window */
 };
 
 /*
@@ -601,6 +602,7 @@ static void *reader(void *arg)
 	static char buf[READ_SIZE];
 
 	pthread_barrier_wait(ra->start);
+	const struct sched_use s0 = sched_now();
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		int n = backend_wait(b);
 		if (n < 0)
@@ -663,6 +665,7 @@ static void *reader(void *arg)
 		publish(&c);
 	}
 out:
+	ra->sched = sched_since(s0);
 	publish(&c);
 	ra->final = c;
 	return NULL;
@@ -720,14 +723,17 @@ static int writer_loop(struct writer_state *w)
 struct writer_args {
 	struct writer_state w;
 	pthread_barrier_t *start;
+	struct sched_use sched; /* over the window */
 };
 
 static void *writer_thread(void *arg)
 {
 	struct writer_args *wa = arg;
 	pthread_barrier_wait(wa->start);
+	const struct sched_use s0 = sched_now();
 	if (writer_loop(&wa->w) < 0)
 		fail("%s", wa->w.err);
+	wa->sched = sched_since(s0);
 	return NULL;
 }
 
@@ -760,6 +766,7 @@ enum { M_FDS = 1, M_READY, M_START, M_REPORT, M_ERROR };
 struct msg {
 	uint32_t kind, first, count, pad;
 	uint64_t sent, full;
+	struct sched_use sched; /* M_REPORT: the writer's, over the window */
 	char text[256];
 };
 
@@ -910,9 +917,10 @@ static void writer_process_main(const struct config *cfg, int ctl, int credit_r,
 	struct writer_state w = {.wfds = fds, .route = router_new(cfg->route_next, cfg->seed, cfg->pipes),
 				 .in_flight = cfg->in_flight, .credit_r = credit_r,
 				 .poll_first = cfg->in_flight > 0 && cfg->credit_wait == CW_PPOLL};
+	const struct sched_use s0 = sched_now();
 	if (writer_loop(&w) < 0)
 		child_fail(ctl, "%s", w.err);
-	m = (struct msg){.kind = M_REPORT, .sent = w.sent, .full = w.full};
+	m = (struct msg){.kind = M_REPORT, .sent = w.sent, .full = w.full, .sched = sched_since(s0)};
 	if (send_msg(ctl, &m, NULL, 0) < 0)
 		_exit(1);
 	/* Keep the write ends open until the reader has drained the pipes and
@@ -1294,6 +1302,7 @@ int main(int argc, char **argv)
 	double elapsed = (double)(now_ns() - t0) / 1e9;
 	struct counts tot = ra.final;
 	uint64_t sent = 0, full = 0;
+	struct sched_use wsched = {0};
 	int sent_known = 1;
 	if (cfg.writer != W_SELF && write(credit_w, &STOP_CREDIT, 8) != 8)
 		fail("tell the writer to stop: %s", strerror(errno));
@@ -1301,11 +1310,13 @@ int main(int argc, char **argv)
 		pthread_join(wt, NULL);
 		sent = wa.w.sent;
 		full = wa.w.full;
+		wsched = wa.sched;
 	} else if (cfg.writer == W_PROCESS) {
 		struct msg m;
 		if (await_child(M_REPORT, 5000, &m) == 0) {
 			sent = m.sent;
 			full = m.full;
+			wsched = m.sched;
 		} else {
 			/* Dead or stuck: name how it ended, with what the reader met
 			 * first (end of file on a pipe, EPIPE on the credit pipe). */
@@ -1355,6 +1366,9 @@ int main(int argc, char **argv)
 	if (unbounded)
 		printf("  full %.4g", per(full, tot.events));
 	printf("\n");
+	print_sched("reader thread", ra.sched, tot.events);
+	if (cfg.writer != W_SELF && sent_known)
+		print_sched("writer thread", wsched, tot.events);
 	printf("setup          %d pipes in %.1f ms\n", cfg.pipes, setup_ms);
 	if (sent_known)
 		printf("tokens         sent %" PRIu64 "  received %" PRIu64 "  drained %" PRIu64 "  lost %" PRId64 "\n",
