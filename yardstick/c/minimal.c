@@ -181,8 +181,8 @@ static void add(enum backend b, int tag)
 	}
 }
 
-/* wait makes one readiness call and stores the ready pipes in ready[]. */
-static inline int wait(enum backend b)
+/* wait_ready makes one readiness call and stores the ready pipes in ready[]. */
+static inline int wait_ready(enum backend b)
 {
 	int n, k = 0;
 	switch (b) {
@@ -318,7 +318,7 @@ int main(int argc, char **argv)
 	int64_t t0 = now_ns(), last = t0, due = t0 + interval;
 	static char buf[READ_SIZE];
 	for (;;) {
-		int n = wait(b);
+		int n = wait_ready(b);
 		if (n < 0)
 			die("%s wait: %s", backend_names[b], strerror(errno));
 		calls++;
