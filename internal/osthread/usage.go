@@ -3,7 +3,6 @@ package osthread
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -74,18 +73,36 @@ type Sched struct {
 // ReadSched reads the sched and schedstat files of the thread whose /proc
 // directory is dir (/proc/thread-self, /proc/self/task/TID).
 func ReadSched(dir string) Sched {
-	b, err := os.ReadFile(dir + "/sched")
+	var buf [8192]byte
+	b, err := readOnce(dir+"/sched", buf[:])
 	if err != nil {
 		return Sched{}
 	}
 	mig, ok := schedField(b, "se.nr_migrations")
-	st, err := os.ReadFile(dir + "/schedstat")
+	st, err := readOnce(dir+"/schedstat", buf[:])
 	f := bytes.Fields(st)
 	if err != nil || len(f) < 2 {
 		return Sched{}
 	}
 	delay, err := strconv.ParseInt(string(f[1]), 10, 64)
 	return Sched{Migrations: mig, RunDelay: time.Duration(delay), OK: ok && err == nil}
+}
+
+// readOnce reads a small /proc file in one read(2) into buf: the kernel
+// fills a seq_file's first read up to the buffer's size, and one read
+// rather than os.ReadFile's read to EOF keeps the system calls around the
+// window few (cmd/pipebench's strace test counts them).
+func readOnce(path string, buf []byte) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer unix.Close(fd)
+	n, err := unix.Read(fd, buf)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return buf[:n], nil
 }
 
 // schedField is the number after "key  :" in a /proc sched file.
