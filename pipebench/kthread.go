@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/pipebench/pipebench/internal/osthread"
 )
 
 // KernelThread is implemented by a Backend whose kernel runs a thread of
@@ -71,7 +73,8 @@ func (m *kernelMeter) stop() (*ThreadUsage, error) {
 }
 
 // threadUsage reads thread tid of this process: its CPU clock, and its
-// context switches from /proc/self/task/TID/status.
+// context switches from /proc/self/task/TID/status, its migrations and
+// run-queue wait from sched and schedstat beside it.
 func threadUsage(tid int) (Usage, error) {
 	cpu := cpuClock(threadCPUClock(tid), -1)
 	if cpu < 0 {
@@ -84,6 +87,8 @@ func threadUsage(tid int) (Usage, error) {
 	u := Usage{System: time.Duration(cpu)}
 	u.Voluntary = statusField(b, "\nvoluntary_ctxt_switches:")
 	u.Involuntary = statusField(b, "\nnonvoluntary_ctxt_switches:")
+	sc := osthread.ReadSched(fmt.Sprintf("/proc/self/task/%d", tid))
+	u.Migrations, u.RunDelay, u.NoSched = sc.Migrations, sc.RunDelay, !sc.OK
 	return u, nil
 }
 

@@ -17,12 +17,12 @@ take_lock() {
 	fi
 }
 
-# build_all builds pipebench and the three C programs into directory $1;
+# build_all builds pipebench and the four C programs into directory $1;
 # the current directory is the checkout.
 build_all() {
 	go build -o "$1/pipebench" ./cmd/pipebench
 	local c
-	for c in yardstick herd timeout; do
+	for c in yardstick minimal herd timeout; do
 		local out=$1/yardstick-$c
 		[[ $c == yardstick ]] && out=$1/yardstick
 		gcc -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$out" "yardstick/c/$c.c"

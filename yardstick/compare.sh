@@ -45,6 +45,13 @@
 # program taking pipebench's turns. That table is how far apart two equally
 # fast programs come out on this machine, row by row: the calibration of
 # the 0.95 line and of the slower column (docs/speed.md, "A against A").
+# MIN=1 runs the minimal loop (c/minimal.c) against the yardstick, on the
+# -writer self rows only: the first column is the plainest C program making
+# the same calls, with one idle thread so that its kernel path is the
+# yardstick's and any Go program's; the yardstick's own cost is what it
+# loses there (README.md, "The minimal loop"). MIN=alone runs the minimal
+# loop with no other thread: what a process of one thread saves in the
+# kernel, which no Go program can.
 # It takes /tmp/pipebench-measure.lock itself, so that no other measurement
 # overlaps: do not wrap it in flock too. (flock -o keeps the lock's
 # descriptor out of the programs: at -n 9996 their descriptor budget is
@@ -63,10 +70,11 @@ DUR=${DUR:-3s}
 REPS=${REPS:-3}
 TASKSET=${TASKSET:-}
 AA=${AA:-0}
+MIN=${MIN:-0}
 
 usage() {
 	echo "usage: compare.sh [-list] [-b LIST] [-writer LIST] [-n LIST] [-l LIST] [-taskset yes|no] [CONFIG ...]" >&2
-	echo "       CONFIG: \"[taskset=CPUS] -b epoll -n 1000 -l 1 -writer thread\"; env REPS DUR QUIET TASKSET AA" >&2
+	echo "       CONFIG: \"[taskset=CPUS] -b epoll -n 1000 -l 1 -writer thread\"; env REPS DUR QUIET TASKSET AA MIN" >&2
 	exit 2
 }
 
@@ -96,6 +104,8 @@ if [[ -n ${want[-taskset]:-} && ${want[-taskset]} != yes && ${want[-taskset]} !=
 	exit 2
 fi
 [[ $AA == 0 || $AA == 1 ]] || { echo "compare.sh: AA=$AA: want 0 or 1" >&2; exit 2; }
+[[ $MIN == 0 || $MIN == 1 || $MIN == alone ]] || { echo "compare.sh: MIN=$MIN: want 0, 1 or alone" >&2; exit 2; }
+[[ $AA == 0 || $MIN == 0 ]] || { echo "compare.sh: AA=1 and MIN=$MIN: want one of them" >&2; exit 2; }
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: REPS=$REPS: want a positive integer" >&2; exit 2; }
 
 # pipebench measures whole 1 s intervals and leaves the first out of its
@@ -165,6 +175,16 @@ if ((${#rows[@]} == 0)); then
 	echo "compare.sh: no configuration matches the filters" >&2
 	exit 2
 fi
+# The minimal loop writes its own tokens: MIN keeps the -writer self rows.
+if [[ $MIN != 0 ]]; then
+	self=()
+	for cfg in "${rows[@]}"; do
+		split "$cfg"
+		[[ $(flag "$args" -writer) != self ]] || self+=("$cfg")
+	done
+	((${#self[@]} > 0)) || { echo "compare.sh: MIN=$MIN: want -writer self rows (the minimal loop writes its own tokens), no row has it" >&2; exit 2; }
+	rows=("${self[@]}")
+fi
 
 # estimate prints the expected duration of n rows: per run DUR, about a
 # second for the idle check and a third for start-up and setup.
@@ -188,11 +208,18 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build_all "$tmp"
 
-# first is the program in pipebench's column: the yardstick itself with AA=1.
-first=pipebench label=pipebench
-((AA == 0)) || first=yardstick label="C again"
+# first is the program in pipebench's column: the yardstick itself with AA=1,
+# the minimal loop with MIN (first_flags: its thread, or none).
+first=pipebench label=pipebench first_flags=() what=""
+if ((AA == 1)); then
+	first=yardstick label="C again" what=" AA=1 (the yardstick against itself)"
+elif [[ $MIN == 1 ]]; then
+	first=yardstick-minimal label=minimal what=" MIN=1 (the minimal loop, one idle thread, against the yardstick)"
+elif [[ $MIN == alone ]]; then
+	first=yardstick-minimal label=minimal first_flags=(-idle-threads 0) what=" MIN=alone (the minimal loop, its only thread, against the yardstick)"
+fi
 # The header says where the table was measured.
-header "REPS=$REPS DUR=$DUR$( ((AA == 0)) || echo ' AA=1 (the yardstick against itself)')"
+header "REPS=$REPS DUR=$DUR$what"
 echo "# $(estimate ${#rows[@]})"
 
 # Each distinct configuration once, briefly, by both programs: leave out
@@ -203,7 +230,7 @@ for cfg in "${rows[@]}"; do
 	split "$cfg"
 	if [[ -z ${tried[k$args]+x} ]]; then
 		tried[k$args]=""
-		for prog in pipebench yardstick; do
+		for prog in $first yardstick; do
 			if ! "$tmp/$prog" $args -d 100ms -i 100ms -warmup 0 >/dev/null 2>"$tmp/err"; then
 				tried[k$args]=$(tail -n 1 "$tmp/err")
 				[[ -n ${tried[k$args]} ]] || tried[k$args]="$prog failed"
@@ -224,10 +251,11 @@ done
 # prints the median evts/sec of its summary, with a * when the machine was
 # busy before it started, or "failed" (its last line goes to stderr).
 one() {
-	local out mark="" pre=()
+	local out mark="" pre=() extra=()
 	[[ -z $cpus ]] || pre=(taskset -c "$cpus")
+	[[ $1 != "$first" ]] || extra=("${first_flags[@]}")
 	quiet || mark="*"
-	if ! out=$("${pre[@]}" "$tmp/$1" $args -d "$DUR" 2>"$tmp/err"); then
+	if ! out=$("${pre[@]}" "$tmp/$1" $args "${extra[@]}" -d "$DUR" 2>"$tmp/err"); then
 		echo "compare.sh: $1 $args: $(tail -n 1 "$tmp/err")" >&2
 		echo failed
 		return

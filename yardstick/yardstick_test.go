@@ -149,7 +149,12 @@ func checkTokens(t *testing.T, tk tokens, inFlight int64) {
 func checkRun(t *testing.T, stdout, backend, writer string, pipes, inFlight int, extra []string) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-	summary := 6
+	// the scheduler's figures: the reader's, and a writer's
+	sched := 1
+	if writer != "self" {
+		sched++
+	}
+	summary := 6 + sched
 	if writer != "self" && inFlight > 0 {
 		summary++ // how the writer waits for credits
 	}
@@ -191,10 +196,15 @@ func checkRun(t *testing.T, stdout, backend, writer string, pipes, inFlight int,
 			t.Errorf("per-event line %q: want the writer's writes counted (at least 1 per event)", lines[7])
 		}
 	}
-	if m := timingRe.FindStringSubmatch(lines[8]); m == nil || m[1] != strconv.Itoa(pipes) {
-		t.Errorf("setup timing line %q does not match %v for %d pipes", lines[8], timingRe, pipes)
+	for k, who := range []string{"reader", "writer"}[:sched] {
+		if m := schedRe.FindStringSubmatch(lines[8+k]); m == nil || m[1] != who {
+			t.Errorf("sched line %q: want the %s thread's, matching %v", lines[8+k], who, schedRe)
+		}
 	}
-	checkTokens(t, parseTokens(t, lines[9]), int64(inFlight))
+	if m := timingRe.FindStringSubmatch(lines[8+sched]); m == nil || m[1] != strconv.Itoa(pipes) {
+		t.Errorf("setup timing line %q does not match %v for %d pipes", lines[8+sched], timingRe, pipes)
+	}
+	checkTokens(t, parseTokens(t, lines[9+sched]), int64(inFlight))
 	// How the writer waits for credits, as pipebench's does by default.
 	wantWait := ""
 	switch {
@@ -207,8 +217,8 @@ func checkRun(t *testing.T, stdout, backend, writer string, pipes, inFlight int,
 		wantWait = "writer waits   in read for credits in a process of 2 threads"
 	}
 	var got string
-	if len(lines) > 10 {
-		got = lines[10]
+	if len(lines) > 10+sched {
+		got = lines[10+sched]
 	}
 	if got != wantWait {
 		t.Errorf("writer wait line %q, want %q", got, wantWait)

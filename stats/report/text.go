@@ -170,10 +170,15 @@ func (t *Text) RunDone(r *summary.Run) error {
 	if ch := res.Totals.Changes; ch > 0 {
 		t.printf("churn          %d changes, %s ctl calls per change", ch, ratio4(float64(res.Totals.Ctl)/float64(ch)))
 	}
-	t.printf("%-18s %9s %9s %9s %10s %10s %11s %11s", "cost", "cpu/evt", "user/evt", "sys/evt", "vol cs/s", "invol cs/s", "vol cs/evt", "invol cs/evt")
+	t.printf("%-18s %9s %9s %9s %10s %10s %11s %11s %9s %9s", "cost", "cpu/evt", "user/evt", "sys/evt", "vol cs/s", "invol cs/s", "vol cs/evt", "invol cs/evt",
+		"migr/evt", "runq/evt")
 	for _, c := range s.Costs {
-		t.printf("  %-16s %9s %9s %9s %10.1f %10.1f %11s %11s", c.Who, Nanos(c.CPUPerEvent), optNanos(c.UserPerEvent), optNanos(c.SystemPerEvent),
-			c.VoluntaryPerSec, c.InvoluntaryPerSec, ratio4(c.VoluntaryPerEvent), ratio4(c.InvoluntaryPerEvent))
+		mig := "-"
+		if c.MigrationsPerEvent != nil {
+			mig = ratio4(*c.MigrationsPerEvent)
+		}
+		t.printf("  %-16s %9s %9s %9s %10.1f %10.1f %11s %11s %9s %9s", c.Who, Nanos(c.CPUPerEvent), optNanos(c.UserPerEvent), optNanos(c.SystemPerEvent),
+			c.VoluntaryPerSec, c.InvoluntaryPerSec, ratio4(c.VoluntaryPerEvent), ratio4(c.InvoluntaryPerEvent), mig, optNanos(c.RunDelayPerEvent))
 	}
 	if l := s.Latency; l != nil {
 		t.printf("latency        p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%d tokens, write to read)",

@@ -24,6 +24,10 @@ type Cost struct {
 	InvoluntaryPerSec   float64 `json:"involuntary_ctxsw_per_sec"`
 	VoluntaryPerEvent   float64 `json:"voluntary_ctxsw_per_event"`
 	InvoluntaryPerEvent float64 `json:"involuntary_ctxsw_per_event"`
+	// Migrations to another CPU and the time spent runnable waiting for a
+	// CPU, per event; nil where the kernel does not show them (Usage).
+	MigrationsPerEvent *float64 `json:"migrations_per_event,omitempty"`
+	RunDelayPerEvent   *float64 `json:"run_delay_ns_per_event,omitempty"`
 }
 
 // costs are the cost rows of res: the reader thread, the writer thread
@@ -37,6 +41,11 @@ func costs(res *pipebench.Result) []Cost {
 	secs := res.Elapsed.Seconds()
 	one := func(who string, u pipebench.Usage) Cost {
 		user, sys := stats.PerEvent(uint64(u.User), events), stats.PerEvent(uint64(u.System), events)
+		var mig, delay *float64
+		if !u.NoSched {
+			m, d := stats.PerEvent(uint64(max(u.Migrations, 0)), events), stats.PerEvent(uint64(max(u.RunDelay, 0)), events)
+			mig, delay = &m, &d
+		}
 		return Cost{
 			Who:                 who,
 			CPUPerEvent:         stats.PerEvent(uint64(max(u.CPU(), 0)), events),
@@ -46,6 +55,8 @@ func costs(res *pipebench.Result) []Cost {
 			InvoluntaryPerSec:   stats.Rate(uint64(u.Involuntary), secs),
 			VoluntaryPerEvent:   stats.PerEvent(uint64(u.Voluntary), events),
 			InvoluntaryPerEvent: stats.PerEvent(uint64(u.Involuntary), events),
+			MigrationsPerEvent:  mig,
+			RunDelayPerEvent:    delay,
 		}
 	}
 	// A writer that died before reporting left no figures: show none

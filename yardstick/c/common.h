@@ -29,11 +29,69 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
+
+/* ---- system calls as pipebench makes them ----------------------------------- */
+
+/*
+ * The hot loops make their system calls bare, as pipebench does (Go's
+ * RawSyscall: the instruction, no C library between). glibc's read, write,
+ * ppoll and epoll_pwait are cancellation points: in a process of more than
+ * one thread each call switches asynchronous cancellation on before the
+ * system call and off after it, about 9% of a -writer self event here
+ * (../README.md, "The minimal loop"). A Go program never pays that; a C
+ * program of one thread never does either.
+ *
+ * sys6 returns the kernel's result, a negated errno on failure; the raw_
+ * wrappers return -1 with errno set, as the C library's do.
+ */
+static inline long sys6(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+#if defined(__x86_64__)
+	long r;
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return r;
+#else
+	long r = syscall(nr, a1, a2, a3, a4, a5, a6); /* not a cancellation point */
+	return r < 0 ? -errno : r;
+#endif
+}
+
+static inline long sys_result(long r)
+{
+	if ((unsigned long)r > -4096UL) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+static inline ssize_t raw_read(int fd, void *buf, size_t n)
+{
+	return sys_result(sys6(SYS_read, fd, (long)buf, (long)n, 0, 0, 0));
+}
+
+static inline ssize_t raw_write(int fd, const void *buf, size_t n)
+{
+	return sys_result(sys6(SYS_write, fd, (long)buf, (long)n, 0, 0, 0));
+}
+
+/* raw_ppoll is ppoll with no signal mask. */
+static inline int raw_ppoll(struct pollfd *fds, nfds_t n, struct timespec *ts)
+{
+	return (int)sys_result(sys6(SYS_ppoll, (long)fds, (long)n, (long)ts, 0, 8, 0));
+}
 
 /* ---- failures ------------------------------------------------------------ */
 
@@ -355,6 +413,78 @@ static double median(double *xs, int n)
 /* per is x / of, 0 when of is 0, as pipebench's stats.PerEvent. */
 static double per(uint64_t x, uint64_t of) { return of ? (double)x / (double)of : 0; }
 
+/* ---- the scheduler's view of a thread ------------------------------------ */
+
+/* sched_use is what /proc/thread-self/sched and schedstat show of the
+ * calling thread, as pipebench's cost table reads them: voluntary and
+ * involuntary context switches, migrations to another CPU, and the time
+ * spent runnable waiting for a CPU. ok is 0 where the kernel shows none,
+ * or the files could not be opened (err: at an exact descriptor budget,
+ * EMFILE). */
+struct sched_use {
+	long long vol, invol, mig, delay_ns;
+	int ok, err;
+};
+
+static struct sched_use sched_now(void)
+{
+	struct sched_use u = {0};
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/proc/thread-self/sched", "r");
+	if (!f) {
+		u.err = errno;
+		return u;
+	}
+	while (fgets(line, sizeof line, f)) {
+		char key[64];
+		long long v;
+		if (sscanf(line, "%63s : %lld", key, &v) != 2)
+			continue;
+		if (strcmp(key, "nr_voluntary_switches") == 0)
+			u.vol = v, found |= 1;
+		else if (strcmp(key, "nr_involuntary_switches") == 0)
+			u.invol = v, found |= 2;
+		else if (strcmp(key, "se.nr_migrations") == 0)
+			u.mig = v, found |= 4;
+	}
+	fclose(f);
+	long long run;
+	f = fopen("/proc/thread-self/schedstat", "r");
+	if (!f)
+		u.err = errno;
+	if (f && fscanf(f, "%lld %lld", &run, &u.delay_ns) == 2)
+		found |= 8;
+	if (f)
+		fclose(f);
+	u.ok = found == 15;
+	return u;
+}
+
+static struct sched_use sched_since(struct sched_use start)
+{
+	struct sched_use u = sched_now();
+	return (struct sched_use){u.vol - start.vol, u.invol - start.invol, u.mig - start.mig,
+				  u.delay_ns - start.delay_ns, u.ok && start.ok, start.err ? start.err : u.err};
+}
+
+/* print_sched prints who's line of the scheduler's figures per event. */
+static void print_sched(const char *who, struct sched_use u, uint64_t events)
+{
+	char b[32];
+	if (!u.ok && u.err) {
+		printf("sched          %-14s not read: /proc/thread-self: %s\n", who, strerror(u.err));
+		return;
+	}
+	if (!u.ok) {
+		printf("sched          %-14s not shown by this kernel\n", who);
+		return;
+	}
+	printf("sched          %-14s vol cs/evt %.4g  invol cs/evt %.4g  migr/evt %.4g  runq/evt %s\n", who,
+	       per((uint64_t)u.vol, events), per((uint64_t)u.invol, events), per((uint64_t)u.mig, events),
+	       nanos(per((uint64_t)(u.delay_ns > 0 ? u.delay_ns : 0), events), b, sizeof b));
+}
+
 /* ---- the credit-driven writer ----------------------------------------------- */
 
 enum { CREDIT_PIPE_SIZE = 1 << 16 };
@@ -384,7 +514,7 @@ static int writer_run(struct writer_state *w)
 	for (;;) {
 		for (; have > 0; have--) {
 			uint32_t j = pick(&w->route);
-			if (write(fds[j], &token, 1) != 1) {
+			if (raw_write(fds[j], &token, 1) != 1) {
 				snprintf(w->err, sizeof w->err, "writer: write token to pipe %u (fd %d): %s", j, fds[j], strerror(errno));
 				goto out;
 			}
@@ -394,12 +524,12 @@ static int writer_run(struct writer_state *w)
 		for (;;) {
 			if (w->poll_first) {
 				struct pollfd pfd = {.fd = w->credit_r, .events = POLLIN};
-				if (ppoll(&pfd, 1, NULL, NULL) < 0 && errno != EINTR) {
+				if (raw_ppoll(&pfd, 1, NULL) < 0 && errno != EINTR) {
 					n = -1;
 					break;
 				}
 			}
-			n = read(w->credit_r, buf, sizeof buf);
+			n = raw_read(w->credit_r, buf, sizeof buf);
 			if (n >= 0 || (errno != EINTR && !(w->poll_first && errno == EAGAIN)))
 				break;
 		}

@@ -76,6 +76,7 @@ struct config {
 	enum writer writer;
 	enum credit_wait credit_wait;
 	int writer_threads; /* threads of the writer process (-writer-threads) */
+	int64_t tick_ns;    /* -tick: a thread in the reader's process wakes this often */
 	int route_next;
 	uint64_t seed;
 	int64_t duration_ns, interval_ns;
@@ -189,7 +190,7 @@ static inline int uring_enter(unsigned min_complete, int wait, int64_t timeout_n
 		arg = &ur.arg;
 		argsz = sizeof ur.arg;
 	}
-	return (int)syscall(__NR_io_uring_enter, ur.fd, uring_pending(), min_complete, flags, arg, argsz);
+	return (int)sys_result(sys6(__NR_io_uring_enter, ur.fd, uring_pending(), min_complete, flags, (long)arg, (long)argsz));
 }
 
 /* uring_arm queues a multishot POLL_ADD for tag; with a full submission
@@ -509,8 +510,9 @@ static void backend_add(enum backend b, int fd, int32_t tag)
  * backend_wait makes one readiness call with the 100 ms timeout and stores
  * the tags of the ready pipes in ready[]. The calls are the ones pipebench
  * makes: epoll_pwait and ppoll with no signal mask, pselect6, and
- * io_uring_enter only when the CQ ring is empty. EINTR is retried (signals
- * are blocked on this thread, so it does not happen).
+ * io_uring_enter only when the CQ ring is empty, each made bare (sys6, as
+ * the reads and writes of the hot loops: common.h says why). EINTR is
+ * retried (signals are blocked on this thread, so it does not happen).
  */
 static inline int backend_wait(enum backend b)
 {
@@ -519,7 +521,7 @@ static inline int backend_wait(enum backend b)
 	case B_EPOLL:
 	case B_EPOLL_ET:
 		do
-			n = epoll_pwait(epfd, epevents, epmax, WAIT_TIMEOUT_MS, NULL);
+			n = (int)sys_result(sys6(SYS_epoll_pwait, epfd, (long)epevents, epmax, WAIT_TIMEOUT_MS, 0, 8));
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
 			fail("epoll_pwait: %s", strerror(errno));
@@ -529,7 +531,7 @@ static inline int backend_wait(enum backend b)
 	case B_POLL: {
 		struct timespec ts = {0, WAIT_TIMEOUT_MS * 1000000L};
 		do
-			n = ppoll(pfds, (nfds_t)npipes, &ts, NULL);
+			n = raw_ppoll(pfds, (nfds_t)npipes, &ts);
 		while (n < 0 && errno == EINTR);
 		if (n < 0) {
 			fail("ppoll %d fds: %s", npipes, strerror(errno));
@@ -550,8 +552,8 @@ static inline int backend_wait(enum backend b)
 		do {
 			memcpy(sel_work, sel_interest, (size_t)words * 8);
 			ts = (struct timespec){0, WAIT_TIMEOUT_MS * 1000000L};
-			/* the bare system call, as pipebench makes it: no signal mask */
-			n = (int)syscall(SYS_pselect6, sel_nfds, sel_work, NULL, NULL, &ts, NULL);
+			/* no signal mask, as pipebench makes it */
+			n = (int)sys_result(sys6(SYS_pselect6, sel_nfds, (long)sel_work, 0, 0, (long)&ts, 0));
 		} while (n < 0 && errno == EINTR);
 		if (n < 0) {
 			fail("pselect6 nfds %d: %s", sel_nfds, strerror(errno));
@@ -578,6 +580,7 @@ struct reader_args {
 	int credit_w; /* write end of the credit pipe, or -1 (self mode, -l 0) */
 	pthread_barrier_t *start;
 	struct counts final;
+	struct sched_use sched; /* over the window */
 };
 
 /*
@@ -599,6 +602,7 @@ static void *reader(void *arg)
 	static char buf[READ_SIZE];
 
 	pthread_barrier_wait(ra->start);
+	const struct sched_use s0 = sched_now();
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		int n = backend_wait(b);
 		if (n < 0)
@@ -615,7 +619,7 @@ static void *reader(void *arg)
 			int fd = rfds[tag];
 			uint64_t got = 0;
 			for (int first = 1;; first = 0) {
-				ssize_t m = read(fd, buf, READ_SIZE);
+				ssize_t m = raw_read(fd, buf, READ_SIZE);
 				c.reads++;
 				if (m < 0) {
 					if (errno == EAGAIN) {
@@ -641,7 +645,7 @@ static void *reader(void *arg)
 				for (uint64_t t = 0; t < got; t++) {
 					if (t > 0)
 						j = pick(&route);
-					if (write(wfds[j], &token, 1) != 1) {
+					if (raw_write(wfds[j], &token, 1) != 1) {
 						fail("forward token to pipe %u (fd %d): %s", j, wfds[j], strerror(errno));
 						c.tokens += tokens;
 						goto out;
@@ -652,7 +656,7 @@ static void *reader(void *arg)
 		}
 		c.tokens += tokens;
 		if (credit_w >= 0 && tokens > 0) {
-			if (write(credit_w, &tokens, 8) != 8) { /* little-endian, as pipebench's */
+			if (raw_write(credit_w, &tokens, 8) != 8) { /* little-endian, as pipebench's */
 				fail("write %" PRIu64 " credits: %s", tokens, strerror(errno));
 				goto out;
 			}
@@ -661,6 +665,7 @@ static void *reader(void *arg)
 		publish(&c);
 	}
 out:
+	ra->sched = sched_since(s0);
 	publish(&c);
 	ra->final = c;
 	return NULL;
@@ -680,7 +685,7 @@ static int writer_unbounded(struct writer_state *w)
 	for (;;) {
 		for (int i = 0; i < CHECK_EVERY; i++) {
 			uint32_t j = pick(&w->route);
-			if (write(fds[j], &token, 1) == 1) {
+			if (raw_write(fds[j], &token, 1) == 1) {
 				sent++;
 			} else if (errno == EAGAIN) {
 				full++;
@@ -689,7 +694,7 @@ static int writer_unbounded(struct writer_state *w)
 				goto out;
 			}
 		}
-		ssize_t n = read(w->credit_r, &word, 8);
+		ssize_t n = raw_read(w->credit_r, &word, 8);
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
 			continue;
 		if (n < 0) {
@@ -718,14 +723,31 @@ static int writer_loop(struct writer_state *w)
 struct writer_args {
 	struct writer_state w;
 	pthread_barrier_t *start;
+	struct sched_use sched; /* over the window */
 };
 
 static void *writer_thread(void *arg)
 {
 	struct writer_args *wa = arg;
 	pthread_barrier_wait(wa->start);
+	const struct sched_use s0 = sched_now();
 	if (writer_loop(&wa->w) < 0)
 		fail("%s", wa->w.err);
+	wa->sched = sched_since(s0);
+	return NULL;
+}
+
+/* ticker is -tick's thread: it sleeps the given time and wakes, over and
+ * over, as the Go runtime's sysmon does (20 us at its most frequent, 10 ms
+ * when nothing needs it), so that the yardstick's process can be given the
+ * wake-ups of pipebench's runtime threads (docs/speed.md, "Faster
+ * wake-ups"). It ends with the process. */
+static void *ticker(void *arg)
+{
+	const int64_t ns = *(const int64_t *)arg;
+	const struct timespec ts = {ns / 1000000000LL, ns % 1000000000LL};
+	for (;;)
+		nanosleep(&ts, NULL);
 	return NULL;
 }
 
@@ -744,6 +766,7 @@ enum { M_FDS = 1, M_READY, M_START, M_REPORT, M_ERROR };
 struct msg {
 	uint32_t kind, first, count, pad;
 	uint64_t sent, full;
+	struct sched_use sched; /* M_REPORT: the writer's, over the window */
 	char text[256];
 };
 
@@ -894,9 +917,10 @@ static void writer_process_main(const struct config *cfg, int ctl, int credit_r,
 	struct writer_state w = {.wfds = fds, .route = router_new(cfg->route_next, cfg->seed, cfg->pipes),
 				 .in_flight = cfg->in_flight, .credit_r = credit_r,
 				 .poll_first = cfg->in_flight > 0 && cfg->credit_wait == CW_PPOLL};
+	const struct sched_use s0 = sched_now();
 	if (writer_loop(&w) < 0)
 		child_fail(ctl, "%s", w.err);
-	m = (struct msg){.kind = M_REPORT, .sent = w.sent, .full = w.full};
+	m = (struct msg){.kind = M_REPORT, .sent = w.sent, .full = w.full, .sched = sched_since(s0)};
 	if (send_msg(ctl, &m, NULL, 0) < 0)
 		_exit(1);
 	/* Keep the write ends open until the reader has drained the pipes and
@@ -985,7 +1009,7 @@ static struct config parse_flags(int argc, char **argv)
 			printf("usage: yardstick [-n pipes] [-l tokens, 0 = unbounded] [-b epoll|epoll-et|poll|select|uring]\n"
 			       "                 [-writer self|thread|process] [-route random|next] [-seed S]\n"
 			       "                 [-d duration] [-i interval] [-warmup K]\n"
-			       "                 [-credit-wait auto|read|ppoll] [-writer-threads N]\n");
+			       "                 [-credit-wait auto|read|ppoll] [-writer-threads N] [-tick D]\n");
 			exit(0);
 		}
 		if (strcmp(name, "n") == 0)
@@ -1010,6 +1034,8 @@ static struct config parse_flags(int argc, char **argv)
 			c.credit_wait = parse_choice("-credit-wait", val, credit_wait_names, 3, "auto, read or ppoll");
 		else if (strcmp(name, "writer-threads") == 0)
 			c.writer_threads = (int)parse_int("-writer-threads", val, 1, 64);
+		else if (strcmp(name, "tick") == 0)
+			c.tick_ns = parse_duration("-tick", val);
 		else
 			usage_error("flag provided but not defined: -%s", name);
 	}
@@ -1017,6 +1043,8 @@ static struct config parse_flags(int argc, char **argv)
 		usage_error("-i: want an interval of at least 10ms");
 	if (c.duration_ns > 0 && c.interval_ns > c.duration_ns)
 		usage_error("-i is longer than -d: want an interval no longer than the duration");
+	if (c.tick_ns != 0 && c.tick_ns < 1000)
+		usage_error("-tick: want 0 (none) or a duration of 1us or more");
 	if (c.in_flight == 0 && c.writer == W_SELF)
 		usage_error("-l 0 (unbounded) needs a separate writer: use -writer thread or process");
 	return c;
@@ -1215,6 +1243,9 @@ int main(int argc, char **argv)
 		die("start reader thread: %s", strerror(e));
 	if (cfg.writer == W_THREAD && (e = pthread_create(&wt, NULL, writer_thread, &wa)) != 0)
 		die("start writer thread: %s", strerror(e));
+	pthread_t tt;
+	if (cfg.tick_ns > 0 && (e = pthread_create(&tt, NULL, ticker, &cfg.tick_ns)) != 0)
+		die("start ticker thread: %s", strerror(e));
 	catch_signals();
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
@@ -1271,6 +1302,7 @@ int main(int argc, char **argv)
 	double elapsed = (double)(now_ns() - t0) / 1e9;
 	struct counts tot = ra.final;
 	uint64_t sent = 0, full = 0;
+	struct sched_use wsched = {0};
 	int sent_known = 1;
 	if (cfg.writer != W_SELF && write(credit_w, &STOP_CREDIT, 8) != 8)
 		fail("tell the writer to stop: %s", strerror(errno));
@@ -1278,11 +1310,13 @@ int main(int argc, char **argv)
 		pthread_join(wt, NULL);
 		sent = wa.w.sent;
 		full = wa.w.full;
+		wsched = wa.sched;
 	} else if (cfg.writer == W_PROCESS) {
 		struct msg m;
 		if (await_child(M_REPORT, 5000, &m) == 0) {
 			sent = m.sent;
 			full = m.full;
+			wsched = m.sched;
 		} else {
 			/* Dead or stuck: name how it ended, with what the reader met
 			 * first (end of file on a pipe, EPIPE on the credit pipe). */
@@ -1332,6 +1366,9 @@ int main(int argc, char **argv)
 	if (unbounded)
 		printf("  full %.4g", per(full, tot.events));
 	printf("\n");
+	print_sched("reader thread", ra.sched, tot.events);
+	if (cfg.writer != W_SELF && sent_known)
+		print_sched("writer thread", wsched, tot.events);
 	printf("setup          %d pipes in %.1f ms\n", cfg.pipes, setup_ms);
 	if (sent_known)
 		printf("tokens         sent %" PRIu64 "  received %" PRIu64 "  drained %" PRIu64 "  lost %" PRId64 "\n",

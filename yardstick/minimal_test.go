@@ -1,0 +1,143 @@
+package yardstick
+
+import (
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestMinimal runs the minimal loop on every backend, alone and with its
+// idle thread: it moves tokens (the median is above zero) and says so in
+// the yardstick's words; a writer other than self is refused in one line.
+func TestMinimal(t *testing.T) {
+	bin := buildC(t, "minimal", "minimal")
+	for _, b := range []string{"epoll", "epoll-et", "poll", "select", "uring"} {
+		for _, idle := range []string{"0", "1"} {
+			args := []string{"-b", b, "-n", "50", "-l", "5", "-writer", "self", "-d", "300ms", "-i", "100ms", "-idle-threads", idle}
+			t.Run(strings.Join(args, " "), func(t *testing.T) {
+				code, stdout, stderr := run(t, bin, args...)
+				if b == "uring" {
+					skipIfNoUring(t, code, strings.Replace(stderr, "minimal:", "yardstick:", 1))
+				}
+				if code != 0 || stderr != "" {
+					t.Fatalf("exit %d, stderr %q", code, stderr)
+				}
+				lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+				if lines[0] != "50 pipes setup ("+b+", writer self)" {
+					t.Errorf("first line %q", lines[0])
+				}
+				m := medianRe.FindStringSubmatch(lastLine(lines, "evts/sec       median"))
+				if m == nil {
+					t.Fatalf("no median line in %q", stdout)
+				}
+				if v, _ := strconv.Atoi(m[1]); v <= 0 {
+					t.Errorf("median %d evts/sec, want tokens moving", v)
+				}
+				if n := len(intervalLines(lines)); n != 3 {
+					t.Errorf("%d interval lines, want 3 (300ms in 100ms intervals)", n)
+				}
+			})
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-writer", "thread"}, "minimal: -writer thread: want self (the minimal loop writes its own tokens)\n"},
+		{[]string{"-l", "0"}, "minimal: -l 0: want an integer from 1 to 4096\n"},
+		{[]string{"-idle-threads", "-1"}, "minimal: -idle-threads -1: want an integer from 0 to 64\n"},
+	} {
+		if code, stdout, stderr := run(t, bin, c.args...); code != 2 || stdout != "" || stderr != c.want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, stdout, stderr, c.want)
+		}
+	}
+}
+
+// intervalLines are the per-interval lines of a run's output.
+func intervalLines(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		if intervalRe.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// schedRe is a sched line: the figures, or at an exact descriptor budget
+// (TestDescriptorBudget) the reason no descriptor was left to read them.
+var schedRe = regexp.MustCompile(`^sched          (reader|writer) thread  (vol cs/evt [0-9.e+-]+  invol cs/evt [0-9.e+-]+  migr/evt [0-9.e+-]+  runq/evt \S+|not read: /proc/thread-self: Too many open files)$`)
+
+// TestSchedLines: the yardstick prints the scheduler's figures per event
+// for its measured threads, in the words of pipebench's cost table: the
+// reader's alone in self mode, the writer's too with a writer thread or
+// process.
+func TestSchedLines(t *testing.T) {
+	if _, err := os.Stat("/proc/thread-self/sched"); err != nil {
+		t.Skipf("this kernel shows no /proc/thread-self/sched: %v", err)
+	}
+	bin := build(t)
+	for _, c := range []struct {
+		writer string
+		want   []string
+	}{{"self", []string{"reader"}}, {"thread", []string{"reader", "writer"}}, {"process", []string{"reader", "writer"}}} {
+		code, stdout, stderr := run(t, bin, "-b", "epoll", "-n", "10", "-l", "2", "-writer", c.writer, "-d", "300ms", "-i", "100ms")
+		if code != 0 || stderr != "" {
+			t.Fatalf("-writer %s: exit %d, stderr %q", c.writer, code, stderr)
+		}
+		var got []string
+		for _, l := range strings.Split(stdout, "\n") {
+			if m := schedRe.FindStringSubmatch(l); m != nil {
+				got = append(got, m[1])
+			} else if strings.HasPrefix(l, "sched") {
+				t.Errorf("-writer %s: line %q is not a sched line", c.writer, l)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(c.want, " ") {
+			t.Errorf("-writer %s: sched lines for %q, want %q", c.writer, got, c.want)
+		}
+	}
+}
+
+// TestCompareMin: MIN=1 and MIN=alone keep the -writer self rows of the
+// table; other values, MIN with AA, and MIN with no self row are refused
+// in one line, before anything is built or measured.
+func TestCompareMin(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skipf("bash not found: %v", err)
+	}
+	list := func(env []string, args ...string) (int, string, string) {
+		cmd := exec.Command(bash, append([]string{"compare.sh", "-list"}, args...)...)
+		cmd.Env = append(os.Environ(), append([]string{"REPS=3", "DUR=3s", "AA=0", "TASKSET="}, env...)...)
+		return runCmd(t, cmd)
+	}
+	for _, min := range []string{"1", "alone"} {
+		code, stdout, stderr := list([]string{"MIN=" + min})
+		lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+		if code != 0 || len(lines) != 25 || !strings.HasPrefix(lines[24], "24 rows x 3 runs") {
+			t.Fatalf("MIN=%s -list: exit %d, %d lines, stderr %q; want the 24 self rows and the estimate", min, code, len(lines), stderr)
+		}
+		for _, l := range lines[:24] {
+			if !strings.HasSuffix(l, "-writer self") {
+				t.Errorf("MIN=%s lists %q", min, l)
+			}
+		}
+	}
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{[]string{"MIN=yes"}, nil, "compare.sh: MIN=yes: want 0, 1 or alone\n"},
+		{[]string{"MIN=1", "AA=1"}, nil, "compare.sh: AA=1 and MIN=1: want one of them\n"},
+		{[]string{"MIN=1"}, []string{"-writer", "thread"}, "compare.sh: MIN=1: want -writer self rows (the minimal loop writes its own tokens), no row has it\n"},
+	} {
+		if code, _, stderr := list(c.env, c.args...); code != 2 || stderr != c.want {
+			t.Errorf("%v %v: exit %d, stderr %q; want exit 2 and %q", c.env, c.args, code, stderr, c.want)
+		}
+	}
+}
