@@ -45,7 +45,11 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rec.Close()
-	time.Sleep(300 * time.Millisecond)
+	// Long enough for samples in the loop's own user code, not only in the
+	// kernel under its system calls, whose user stack perf may not unwind
+	// past the assembly of the call: on two loaded cores 300 ms sometimes
+	// caught none.
+	time.Sleep(time.Second)
 	err = rec.Stop()
 	stop.Store(true)
 	<-done
