@@ -255,7 +255,12 @@ one() {
 	[[ -z $cpus ]] || pre=(taskset -c "$cpus")
 	[[ $1 != "$first" ]] || extra=("${first_flags[@]}")
 	quiet || mark="*"
-	if ! out=$("${pre[@]}" "$tmp/$1" $args "${extra[@]}" -d "$DUR" 2>"$tmp/err"); then
+	local a=$args
+	# The yardstick's io_uring poll is the plain one; pipebench's -b uring
+	# registers its files and sets TASKRUN_FLAG: the backend that makes the
+	# yardstick's system calls is the one with both off.
+	[[ $1 != pipebench ]] || a=$(sed -E 's/(^| )-b (uring|uring-oneshot)( |$)/\1-b \2-nofixed-notaskrunflag\3/' <<<"$args")
+	if ! out=$("${pre[@]}" "$tmp/$1" $a "${extra[@]}" -d "$DUR" 2>"$tmp/err"); then
 		echo "compare.sh: $1 $args: $(tail -n 1 "$tmp/err")" >&2
 		echo failed
 		return
