@@ -8,7 +8,8 @@
 //	<!-- rendered by: go tool pprof -diff_base=results/a.pb.gz -top results/b.pb.gz -->
 //
 // "rendered from" re-renders a subcommand's JSON record (pipebench herd,
-// timeout, seeds or sweep) as that subcommand's text output; "rendered
+// timeout, seeds or sweep) as that subcommand's text output, or holds a
+// .txt record (a table as yardstick/compare.sh printed it) as it is; "rendered
 // by" runs the command, pipebench built from this module or go tool pprof,
 // in the page's directory. Paths are relative to the page. The package's
 // test re-renders every block and fails when a page's block differs;
