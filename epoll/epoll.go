@@ -10,8 +10,8 @@
 // further waiters on the same sets, for readers that share them
 // (share.go).
 //
-// Imports: pipebench and internal/waitcall, as every backend; never another
-// backend.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package epoll
 
 import (

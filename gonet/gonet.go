@@ -20,8 +20,8 @@
 // call to batch them by). Settings about a readiness call or a reader
 // thread (-churn, -delay, -cpu) are refused by pipebench.Config.Validate.
 //
-// Imports: pipebench and internal/waitcall, as every backend; never another
-// backend.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package gonet
 
 import "github.com/pipebench/pipebench/pipebench"

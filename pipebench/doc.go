@@ -14,6 +14,6 @@
 // the backend that makes no readiness call. The hot loop only increments
 // counters: no allocation, lock, channel operation or clock read per event.
 //
-// Imports: stats, internal/fdlimit, internal/osthread, internal/tokens and
-// internal/waitcall; never a backend, stats/report or an experiment.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package pipebench

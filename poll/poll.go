@@ -4,8 +4,8 @@
 // registered descriptors, not with the number that are ready; that is the
 // point of measuring it.
 //
-// Imports: pipebench and internal/waitcall, as every backend; never another
-// backend.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package poll
 
 import (

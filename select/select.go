@@ -5,8 +5,8 @@
 // it returns. The bitmap is sized from Options.MaxFD, not fixed at
 // FD_SETSIZE (1024) as unix.FdSet is, so descriptors above 1024 work.
 //
-// Imports: pipebench and internal/waitcall, as every backend; never another
-// backend.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package fdselect
 
 import (

@@ -12,5 +12,6 @@
 // and what to do with the edge cases they leave open (empty and one-element
 // samples, which would otherwise produce NaN, which JSON cannot carry).
 //
-// Imports: gonum and HdrHistogram; no package of pipebench's.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package stats

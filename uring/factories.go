@@ -28,8 +28,8 @@
 // When io_uring is disabled or missing, or the kernel lacks an operation a
 // variant needs, Open fails with one line saying why (see avail.go, rw.go).
 //
-// Imports: pipebench and internal/waitcall, as every backend; never another
-// backend.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package uring
 
 import "github.com/pipebench/pipebench/pipebench"

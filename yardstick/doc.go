@@ -15,8 +15,10 @@
 // gcc and check their output, their token accounting and their descriptor
 // budgets (never their speed). See README.md.
 //
-// Imports: nothing; it is C programs, shell scripts and tests that build
-// them. It stays at the top level, a peer program set beside the command
-// rather than Go code the module imports: users run yardstick/compare.sh
-// by that path.
+// Imports: nothing of the module's; it is C programs, shell scripts and
+// tests that build them.
+//
+// It stays at the top level, a peer program set beside the command rather
+// than Go code the module imports: users run yardstick/compare.sh by that
+// path.
 package yardstick

@@ -13,8 +13,9 @@
 // for the whole run (Go 1.25+): at -n 9996 in one process every descriptor
 // counts. GOMAXPROCS is then the CPU count unless set in the environment.
 //
-// Imports: every package of pipebench's; backends.go is the one place that
-// knows every backend.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules). backends.go is the one place that knows
+// every backend.
 //
 //go:debug containermaxprocs=0
 package main

@@ -18,7 +18,6 @@
 // publish their counts in shared memory (a memfd), so that the
 // measuring process reads them the same way whoever the waiters are.
 //
-// Imports: pipebench, epoll (the one backend it needs), stats,
-// internal/fdlimit, internal/osthread and internal/tokens (the writer, the
-// credit pipe, getrusage: not the harness's public surface).
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package herd

@@ -16,6 +16,6 @@
 // The package knows no backend beyond pipebench.Bypass: the command hands
 // it the poll and epoll factories (Options.Backends).
 //
-// Imports: pipebench, experiment/sweep, experiment/herd,
-// experiment/timeout, stats/summary and stats/profile.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package seeds

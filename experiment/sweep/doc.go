@@ -12,5 +12,6 @@
 // The package knows no backend: the command builds one pipebench.Config per
 // point and hands them over as Jobs.
 //
-// Imports: pipebench and stats/summary (for the summary of a run).
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package sweep

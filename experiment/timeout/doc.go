@@ -10,6 +10,6 @@
 // returns numbers (every overshoot and their quantiles, from gonum's stat);
 // it prints nothing: stats/report formats them.
 //
-// Imports: pipebench (its error types), internal/osthread and
-// internal/waitcall.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package timeout

@@ -16,5 +16,6 @@
 // go test ./internal/doccheck -update rewrites the blocks. It also holds
 // README's table of flags against pipebench -h: every flag, every default.
 //
-// Imports: stats/report, experiment/timeout.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package doccheck

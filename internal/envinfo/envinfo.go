@@ -5,7 +5,8 @@
 // measured it (ReadBuild). Every result carries both, because only ratios
 // measured on one machine in one run carry across machines.
 //
-// Imports: golang.org/x/sys/unix; no package of pipebench's.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package envinfo
 
 import (

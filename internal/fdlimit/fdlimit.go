@@ -4,7 +4,8 @@
 // The harness and the herd plan their runs with them before making any
 // pipe.
 //
-// Imports: golang.org/x/sys/unix; no package of pipebench's.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package fdlimit
 
 import (

@@ -2,7 +2,8 @@
 // rewrites them when the test binary runs with -update. Only tests import
 // it: it registers the -update flag.
 //
-// Imports: the standard library only.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package golden
 
 import (

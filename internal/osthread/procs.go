@@ -11,8 +11,8 @@
 // To the scheduler such a thread is always running; LendPs gives the rest of
 // the program the Ps it had before.
 //
-// Imports: golang.org/x/sys/unix and the standard library; no package of
-// pipebench's.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package osthread
 
 import (

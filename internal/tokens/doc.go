@@ -10,7 +10,8 @@
 // Nothing here allocates, locks or reads a clock per token, latency mode's
 // stamps excepted.
 //
-// Imports: golang.org/x/sys/unix and the standard library; no package of
-// pipebench's. pipebench re-exports what its API names (Route and its
-// constants, LatencyTokenSize), so that Config and the JSON stay as they are.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules). pipebench re-exports what its API
+// names (Route and its constants, LatencyTokenSize), so that Config and the
+// JSON stay as they are.
 package tokens

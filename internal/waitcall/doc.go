@@ -7,6 +7,6 @@
 // Nothing here allocates or reads a clock on the path a Wait takes when no
 // signal interrupts it.
 //
-// Imports: golang.org/x/sys/unix and the standard library; nothing of
-// pipebench's.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package waitcall

@@ -12,6 +12,7 @@
 // generous hang guard. Every descriptor the suite makes is closed by
 // t.Cleanup.
 //
-// Imports: pipebench, internal/fdlimit and internal/osthread; backends
-// import it from their tests.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
+// Backends import it from their tests.
 package pipebenchtest

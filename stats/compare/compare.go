@@ -8,8 +8,8 @@
 // bounds read off the U distribution of go-moremath (the library
 // benchmath's test uses). Numbers in, numbers out: no I/O.
 //
-// Imports: golang.org/x/perf/benchmath, github.com/aclements/go-moremath;
-// nothing of pipebench's.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package compare
 
 import (

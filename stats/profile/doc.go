@@ -24,6 +24,6 @@
 // pipebench.Config (OnSetup starts them, OnDone stops them) and Finish writes
 // them and returns them as Saved, for stats/report's top tables.
 //
-// Imports: pipebench (the Config hooks, the Setup, the roles) and
-// github.com/google/pprof; no other package of pipebench's.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package profile

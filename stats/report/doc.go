@@ -9,8 +9,6 @@
 // here too. The numbers come computed (stats/summary, stats/profile, the
 // experiments' results): this package only lays them out.
 //
-// Imports: stats/summary, stats/profile, experiment/herd, experiment/seeds,
-// experiment/sweep, experiment/timeout, pipebench, stats and
-// internal/envinfo. No package
-// below it imports it, the command excepted.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package report

@@ -7,7 +7,8 @@
 // which runs it leaves out. It does no I/O and prints nothing: stats/report
 // formats a Summary, experiment/sweep keeps a point of one.
 //
-// Imports: pipebench and stats.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package summary
 
 import (

@@ -6,5 +6,6 @@
 // apart. Figures are built as data (Figure, Series) from a sweep.Result and
 // written as SVG or PNG.
 //
-// Imports: experiment/sweep and gonum/plot.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package plot

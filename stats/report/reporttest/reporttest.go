@@ -14,8 +14,8 @@
 // complete, its ratio is here ÷ the seed's exactly when both are compared,
 // and every format carries the rows.
 //
-// Imports: stats/report, stats/summary, experiment/seeds, pipebench, stats
-// and internal/envinfo.
+// Imports: as imports_test.go at the module's root allows (the table in
+// docs/contributing.md shows the rules).
 package reporttest
 
 import (
