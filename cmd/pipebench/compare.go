@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -50,15 +49,8 @@ func compareCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	}}, "format", "output format: "+strings.Join(report.CompareFormats, ", "))
 	fs.StringVar(&out, "o", "", "write the output to this file instead of stdout (-format json unless given, when the name ends in .json)")
 	fs.StringVar(&plotFile, "plot", "", "for sweep records: evts/sec against pipes (log-log), a curve per record and backend, each point's spread drawn, to this .svg or .png file")
-	fs.SetOutput(io.Discard)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, compareHelp)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return exitOK
-		}
-		return usageError(stderr, fmt.Errorf("compare: %w", err))
+	if code := parseFlags(fs, args, compareHelp, stdout, stderr); code >= 0 {
+		return code
 	}
 	files := fs.Args()
 	for _, f := range files {
@@ -92,7 +84,7 @@ func compareCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 		records = append(records, l)
 	}
 	if plotFile != "" && records[0].Command != "sweep" {
-		return usageError(stderr, fmt.Errorf("compare: -plot draws sweep records; %s is a record of a run", records[0].Path))
+		return usageError(stderr, fmt.Errorf("compare: -plot draws sweep records; %s is a record of pipebench %s", records[0].Path, records[0].Command))
 	}
 	if base != "" && by == "" {
 		return usageError(stderr, fmt.Errorf("compare: -base %s chooses among the values of -by: give -by FLAG too", base))
@@ -102,16 +94,21 @@ func compareCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 		return usageError(stderr, fmt.Errorf("compare: %w", err))
 	}
 	w := stdout
+	var f *os.File
 	if out != "" {
-		f, err := os.Create(out)
-		if err != nil {
+		if f, err = os.Create(out); err != nil {
 			fmt.Fprintf(stderr, "pipebench: compare: -o %s: %v\n", out, err)
 			return exitFailed
 		}
-		defer f.Close()
 		w = f
 	}
-	if err := report.WriteComparison(w, format, c); err != nil {
+	err = report.WriteComparison(w, format, c)
+	if f != nil {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("-o %s: %w", out, cerr)
+		}
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "pipebench: compare: %v\n", err)
 		return exitFailed
 	}

@@ -15,6 +15,18 @@ import (
 // exitOK for -h, returns exitUsage after one line naming the bad flag, and
 // -1 when the subcommand may go on. The subcommand takes flags only.
 func parseSub(fs *flag.FlagSet, args []string, help string, stdout, stderr io.Writer) int {
+	if code := parseFlags(fs, args, help, stdout, stderr); code >= 0 {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageError(stderr, fmt.Errorf("%s: unexpected argument %q: it takes flags only (see pipebench %s -h)", fs.Name(), fs.Arg(0), fs.Name()))
+	}
+	return -1
+}
+
+// parseFlags is parseSub for a subcommand that takes arguments after its
+// flags (fs.Args()).
+func parseFlags(fs *flag.FlagSet, args []string, help string, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -25,9 +37,6 @@ func parseSub(fs *flag.FlagSet, args []string, help string, stdout, stderr io.Wr
 			return exitOK
 		}
 		return usageError(stderr, fmt.Errorf("%s: %w", fs.Name(), err))
-	}
-	if fs.NArg() > 0 {
-		return usageError(stderr, fmt.Errorf("%s: unexpected argument %q: it takes flags only (see pipebench %s -h)", fs.Name(), fs.Arg(0), fs.Name()))
 	}
 	return -1
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipebench/pipebench/experiment/sweep"
 	"github.com/pipebench/pipebench/stats/compare"
 )
 
@@ -81,9 +82,7 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 		Points      []pointJSON   `json:"points"`
 		Sides       []herdJSON    `json:"sides"`
 		Repetitions []timeoutJSON `json:"repetitions"`
-		Grid        struct {
-			Backends []string `json:"backends"`
-		} `json:"grid"`
+		Grid        sweep.Grid    `json:"grid"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
 		var syn *json.SyntaxError
@@ -110,7 +109,7 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 		}
 		l.Configs = []*Sampled{runsSampled(&head.Record, head.Runs)}
 	case "sweep":
-		l.Configs = pointsSampled(head.Points, head.Grid.Backends)
+		l.Configs = pointsSampled(head.Points, head.Grid)
 		if len(l.Configs) == 0 {
 			return nil, &RecordError{path, "a sweep record with no measured point"}
 		}
@@ -233,9 +232,14 @@ func runLabel(flags map[string]string) string {
 // pointsSampled are a sweep's configurations, one per key, in the order
 // of the grid: pipes, tokens in flight, writers, readers, then backends
 // as listed.
-func pointsSampled(points []pointJSON, backends []string) []*Sampled {
+func pointsSampled(points []pointJSON, grid sweep.Grid) []*Sampled {
 	byKey := map[string]*Sampled{}
 	var out []*Sampled
+	order := map[*Sampled]int{}
+	at := map[sweep.Key]int{}
+	for i, k := range grid.Keys() {
+		at[k] = i
+	}
 	for i := range points {
 		p := &points[i]
 		key := fmt.Sprintf("-b %s -n %d -l %d", p.Backend, p.Pipes, p.InFlight)
@@ -253,23 +257,13 @@ func pointsSampled(points []pointJSON, backends []string) []*Sampled {
 			s = &Sampled{Key: key, Label: key, Vars: vars}
 			byKey[key] = s
 			out = append(out, s)
+			order[s] = at[sweep.Key{Backend: p.Backend, Pipes: p.Pipes, InFlight: p.InFlight, Writers: p.Writers, Readers: p.Readers}]
 		}
 		s.addFigures(p.EventsPerSec, &p.figuresJSON)
 	}
-	col := map[string]int{}
-	for i, b := range backends {
-		col[b] = i
-	}
-	num := func(s *Sampled, k string) int { var n int; fmt.Sscan(s.Vars[k], &n); return n }
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		for _, k := range []string{"n", "l", "writers", "readers"} {
-			if x, y := num(a, k), num(b, k); x != y {
-				return x < y
-			}
-		}
-		return col[a.Vars["b"]] < col[b.Vars["b"]]
-	})
+	// The grid's own order (experiment/sweep): pipes, tokens in flight,
+	// writers, readers, then backends as listed.
+	sort.SliceStable(out, func(i, j int) bool { return order[out[i]] < order[out[j]] })
 	return out
 }
 
