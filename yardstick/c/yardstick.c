@@ -1,8 +1,9 @@
 /*
  * yardstick: a plain C program that makes the system calls of pipebench's
  * reader loop and writers, so that the harness's own cost can be measured
- * against it. See ../README.md. Written from pipebench's design (DESIGN.md),
- * not from epoll_pipe_bench.
+ * against it. See ../README.md. Written from pipebench's workload as the
+ * repository's README.md describes it ("What a run does"), not from
+ * epoll_pipe_bench.
  *
  *   yardstick [-n pipes] [-l tokens] [-b epoll|epoll-et|poll|select|uring]
  *             [-writer self|thread|process] [-route random|next] [-seed S]
