@@ -70,8 +70,8 @@ import (
 // EINTR. It is what strace counts of that call. A Wait answered without a
 // system call (io_uring's completions already in the ring) adds none; a
 // ctl call counted by CtlCalls is never counted here too. The caller of
-// Wait reads it, from Wait's goroutine, after each readiness call: it needs
-// no atomic.
+// Wait reads it, from Wait's goroutine, when it publishes its counts (every
+// so many readiness calls): it needs no atomic.
 type Backend interface {
 	Add(fd int, tag int32) error
 	Remove(fd int, tag int32) error

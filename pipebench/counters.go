@@ -3,22 +3,76 @@ package pipebench
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // counters are what the reader publishes for the reporter: one atomic add
-// per counter per readiness call (never per event). seq makes a snapshot
-// consistent: it is odd while the reader publishes, and a reader of the
-// counters retries until it sees the same even value before and after.
+// per counter per publication, and a publication every publishEvery
+// readiness calls or when the reporter asks for one (fresh), never per
+// event or per call. seq makes a snapshot consistent: it is odd while the
+// reader publishes, and a reader of the counters retries until it sees the
+// same even value before and after.
 type counters struct {
 	seq                                                   atomic.Uint64
 	events, tokens, calls, empty, reads, writes, spurious atomic.Uint64
 	changes, waitSyscalls                                 atomic.Uint64
+	// served is set while a reader loop publishes into these counters;
+	// want asks it for a publication, which it acknowledges on ack
+	// (buffered, one slot) once the counters hold every call it has
+	// made. A Driver's workers publish for themselves (addWorkers).
+	served atomic.Bool
+	want   atomic.Bool
+	ack    chan struct{}
 	// workers are a Driver's per-goroutine counters (driver.go), added to
 	// every snapshot; nil for the other backends.
 	workers atomic.Pointer[[]*Worker]
 	// The counters of several readers are allocated one after another:
 	// padded, two readers' never share a cache line.
 	_ [64]byte
+}
+
+// ask asks the reader loop publishing into c, if one does, to publish what
+// it holds; fresh waits for it.
+func (c *counters) ask() {
+	if !c.served.Load() {
+		return
+	}
+	select {
+	case <-c.ack: // a late acknowledgement of an earlier request
+	default:
+	}
+	c.want.Store(true)
+}
+
+// fresh waits, at most wait, until the reader loop has published since
+// ask: its readiness call returns within the run's wait timeout (plus
+// -delay), so a reader that does not answer by then is stopped or
+// stalled, and the snapshot takes what it has published. The counts a
+// reader holds back between publications are then at most publishEvery
+// calls'.
+func (c *counters) fresh(wait time.Duration) {
+	if !c.served.Load() || !c.want.Load() {
+		return
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-c.ack:
+	case <-t.C:
+	}
+}
+
+// answer is the reader's side of ask: called after each publication, it
+// acknowledges a request (a channel operation once per interval, not per
+// call).
+func (c *counters) answer() {
+	if c.want.Load() {
+		c.want.Store(false)
+		select {
+		case c.ack <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // begin and end bracket one publication by the reader.

@@ -91,7 +91,8 @@ type Interval struct {
 	Readers []uint64 `json:"reader_events,omitempty"`
 	// Late is how long after its boundary (the window's start plus Index
 	// intervals) the reporter took the interval's counts: the time it
-	// waited for a CPU and for the Go scheduler.
+	// waited for a CPU and for the Go scheduler (not the wait, after it,
+	// for the readers to publish the counts they hold back: run.freshen).
 	Late time.Duration `json:"late_ns"`
 }
 

@@ -49,6 +49,7 @@ func (r *run) newReader(k int) *reader {
 	if k > 0 {
 		ctr = &counters{}
 	}
+	ctr.ack = make(chan struct{}, 1)
 	rd := &reader{
 		forwarder: forwarder{format: cfg.format(), route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes), wfds: r.wfds, noun: cfg.Source.noun()},
 		be:        r.bes[k], rfds: r.rfds[lo:hi], self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: ctr,
@@ -363,6 +364,24 @@ func (r *run) snapshot() (Counts, []Counts) {
 	return sum, per
 }
 
+// freshen asks every reader loop to publish the counts it holds back
+// (reader.publish) and waits until each has, or until a readiness call
+// must have returned: the wait timeout and the delay before each call,
+// and a margin for the reader to be scheduled.
+func (r *run) freshen() {
+	wait := r.cfg.WaitTimeout
+	if wait < 0 {
+		wait = 100 * time.Millisecond
+	}
+	wait += r.cfg.Delay + 10*time.Millisecond
+	for _, c := range r.ctrs {
+		c.ask()
+	}
+	for _, c := range r.ctrs {
+		c.fresh(wait)
+	}
+}
+
 // collectWriter waits for the writers' counts (a writer process's come in
 // its report) and puts them in the result, added up over the writers. It
 // says whether the count of tokens sent is unknown: a writer process that
@@ -464,6 +483,8 @@ func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes,
 		case <-readDone:
 			return
 		}
+		woke := time.Now()
+		r.freshen()
 		now := time.Now()
 		snap, per := r.snapshot()
 		snap.Ctl = r.ctlNow()
@@ -476,7 +497,7 @@ func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes,
 			}
 			prevPer = per
 		}
-		iv.Late = now.Sub(t0.Add(time.Duration(k) * cfg.Interval))
+		iv.Late = woke.Sub(t0.Add(time.Duration(k) * cfg.Interval))
 		prev, last, prevCPU = snap, now, cpu
 		r.reported = snap
 		r.reported.Ctl -= ctl0
