@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/child"
 	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
@@ -17,7 +18,7 @@ import (
 // TestMain lets this test binary serve as its own writer process, for the
 // conformance suite's harness runs.
 func TestMain(m *testing.M) {
-	pipebench.RunWriterProcessIfAsked()
+	child.Serve()
 	os.Exit(m.Run())
 }
 

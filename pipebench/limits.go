@@ -1,10 +1,10 @@
 package pipebench
 
-import "fmt"
+import (
+	"fmt"
 
-// batchFDs is how many write ends travel in one SCM_RIGHTS message to the
-// writer process (the kernel's SCM_MAX_FD is 253).
-const batchFDs = 250
+	"github.com/pipebench/pipebench/internal/child"
+)
 
 // childBaseFDs is what a freshly started writer process holds before its
 // pipes: stdin, stdout, stderr, the control socket, the Go runtime's own
@@ -35,7 +35,7 @@ func need(mode WriterMode, pipes, base, backendFDs, perChannel int) (reader, wri
 	default:
 		// The reader keeps the read ends, the control socket and the child's
 		// pidfd; write ends pass through it a batch at a time.
-		return base + backendFDs + pipes + 2 + batchFDs, childBaseFDs + pipes
+		return base + backendFDs + pipes + 2 + child.MaxFDs, childBaseFDs + pipes
 	}
 }
 

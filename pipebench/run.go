@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/child"
 	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/internal/osthread"
 	"github.com/pipebench/pipebench/internal/tokens"
@@ -203,15 +204,12 @@ func (r *run) startWriter() error {
 	cfg := &r.cfg
 	mode := r.plan.Writer
 	if mode == WriterProcess {
-		p, err := startWriterProcess()
+		p, err := startWriterProcess(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed,
+			Latency: cfg.Latency, Source: cfg.Source, CPU: cfg.writerCPU(0), CloseAtStop: r.follows()})
 		if err != nil {
 			return err
 		}
 		r.proc = p
-		if err := p.setup(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed,
-			Latency: cfg.Latency, Source: cfg.Source, CPU: cfg.writerCPU(0), CloseAtStop: r.follows()}); err != nil {
-			return r.procErr(err)
-		}
 	}
 	if mode != WriterThread && mode != WriterProcess {
 		return nil
@@ -280,21 +278,19 @@ func (r *run) makePipes() error {
 	defer ch.close()
 	shared := r.cfg.Source.shared()
 	var batch []int
-	first := 0
 	k, lo, hi := 0, 0, 0 // the reader whose share holds pipe i, and its share
 	_, hi = r.cfg.share(0)
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		err := r.proc.sendFDs(first, batch)
+		err := r.proc.sendFDs(batch)
 		if !shared {
 			// The writer process has its own copies now.
 			for _, fd := range batch {
 				unix.Close(fd)
 			}
 		}
-		first += len(batch)
 		batch = batch[:0]
 		if err != nil {
 			return r.procErr(err)
@@ -313,7 +309,7 @@ func (r *run) makePipes() error {
 			r.wfds = append(r.wfds, int32(p[1]))
 		} else {
 			batch = append(batch, p[1])
-			if len(batch) == batchFDs {
+			if len(batch) == child.MaxFDs {
 				if err := flush(); err != nil {
 					return err
 				}

@@ -22,7 +22,7 @@ import (
 // token is accounted for.
 func (r *run) measure() (*Result, error) {
 	if r.proc != nil {
-		r.res.Setup.WriterPID = r.proc.cmd.Process.Pid
+		r.res.Setup.WriterPID = r.proc.Pid()
 	}
 	rds := make([]*reader, r.cfg.Readers)
 	r.ctrs = make([]*counters, len(rds))
@@ -247,12 +247,12 @@ func (r *run) openWindow(th *threads) window {
 	w.t0 = time.Now()
 	close(th.start)
 	if r.proc != nil {
-		if err := sendMsg(r.proc.ctl, msgStart, nil, nil); err != nil {
+		if err := r.proc.Send(msgStart, nil); err != nil {
 			r.fail(r.procErr(err))
 		}
 		go func() {
 			select {
-			case <-r.proc.done:
+			case <-r.proc.Done():
 				cause, _ := r.proc.exitCause(0)
 				r.fail(fmt.Errorf("%s during the run", cause))
 			case <-r.halt:
@@ -320,7 +320,7 @@ func (r *run) awaitReader(readDone <-chan struct{}) {
 	select {
 	case <-readDone:
 	case <-t.C:
-		r.fail(fmt.Errorf("the reader still waited for writer process %d %v after the run ended: killed it", r.proc.cmd.Process.Pid, readerGrace))
+		r.fail(fmt.Errorf("the reader still waited for writer process %d %v after the run ended: killed it", r.proc.Pid(), readerGrace))
 		r.proc.kill()
 		<-readDone
 	}

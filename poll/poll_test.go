@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/internal/child"
 	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
 
@@ -15,6 +15,6 @@ func BenchmarkPoll(b *testing.B) { pipebenchtest.BenchmarkPingPong(b, Factory) }
 // TestMain lets this test binary serve as its own writer process, for the
 // conformance suite's harness runs.
 func TestMain(m *testing.M) {
-	pipebench.RunWriterProcessIfAsked()
+	child.Serve()
 	os.Exit(m.Run())
 }

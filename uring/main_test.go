@@ -4,12 +4,12 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/internal/child"
 )
 
 // TestMain lets this test binary serve as its own writer process, for the
 // conformance suite's harness runs.
 func TestMain(m *testing.M) {
-	pipebench.RunWriterProcessIfAsked()
+	child.Serve()
 	os.Exit(m.Run())
 }

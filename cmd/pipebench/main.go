@@ -25,14 +25,13 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/pipebench/pipebench/experiment/herd"
-	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/internal/child"
 )
 
 func main() {
-	// This binary is also its own writer process and herd waiter process.
-	pipebench.RunWriterProcessIfAsked()
-	herd.RunWaiterProcessIfAsked()
+	// This binary is also its own children (internal/child): the writer
+	// process and the herd's waiter processes.
+	child.Serve()
 	stop := make(chan struct{})
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)

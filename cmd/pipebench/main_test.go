@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"flag"
-	"github.com/pipebench/pipebench/experiment/herd"
+	"github.com/pipebench/pipebench/internal/child"
 	"github.com/pipebench/pipebench/internal/golden"
 	"github.com/pipebench/pipebench/pipebench"
 	"io"
@@ -17,8 +17,7 @@ import (
 // TestMain lets this test binary serve as its own writer process and herd
 // waiter process.
 func TestMain(m *testing.M) {
-	pipebench.RunWriterProcessIfAsked()
-	herd.RunWaiterProcessIfAsked()
+	child.Serve()
 	os.Exit(m.Run())
 }
 

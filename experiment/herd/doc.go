@@ -14,7 +14,8 @@
 // prints nothing; stats/report formats.
 //
 // Waiters are OS threads of this process or, with Mode Processes, this
-// binary started again (RunWaiterProcessIfAsked). Both run the same loop and
+// binary started again as a child (internal/child: the binary calls
+// child.Serve first thing in main or TestMain). Both run the same loop and
 // publish their counts in shared memory (a memfd), so that the
 // measuring process reads them the same way whoever the waiters are.
 //

@@ -9,24 +9,28 @@ import (
 )
 
 // Descriptors besides the pipes and the waiters' stop eventfds: the credit
-// pipe and the shared counts in the measuring process; in a waiter process, stdin,
-// stdout, stderr, the shared counts, its stop eventfd, the credit pipe's write end,
-// its epoll descriptor, and the Go runtime's epoll descriptor and eventfd,
-// with a spare.
+// pipe and the shared counts in the measuring process, with two for
+// os/exec's error pipe and two more while a waiter process starts (its
+// end of the control socket, /dev/null for its stdin); in a waiter process,
+// stdin, stdout, stderr, the control socket, the shared counts, its stop
+// eventfd, the credit pipe's write end, its epoll descriptor, and the Go
+// runtime's epoll descriptor and eventfd, with a spare.
 const (
-	parentExtraFDs = 3 + 2 // and two for fork/exec's error pipe
-	childExtraFDs  = 10
+	parentExtraFDs = 3 + 2 + 2
+	childExtraFDs  = 11
 )
 
 // need returns the peak descriptors of the measuring process and of one
 // waiter process: the measuring process holds every pipe and each waiter's
-// stop eventfd, and in threads mode each waiter's epoll descriptor too.
+// stop eventfd, and in threads mode each waiter's epoll descriptor too, in
+// processes mode each waiter process's control socket and pidfd
+// (internal/child).
 func need(c *Config, base int) (parent, child int) {
 	parent = base + 2*c.Pipes + c.Waiters + parentExtraFDs
 	if c.Mode == Threads {
 		return parent + c.Waiters, 0
 	}
-	return parent, childExtraFDs + c.Pipes
+	return parent + 2*c.Waiters, childExtraFDs + c.Pipes
 }
 
 // plan checks that the run fits under limit, base descriptors being open

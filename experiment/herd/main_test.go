@@ -4,11 +4,11 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pipebench/pipebench/experiment/herd"
+	"github.com/pipebench/pipebench/internal/child"
 )
 
 // TestMain lets this test binary serve as its own waiter processes.
 func TestMain(m *testing.M) {
-	herd.RunWaiterProcessIfAsked()
+	child.Serve()
 	os.Exit(m.Run())
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/child"
 	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/internal/osthread"
 	"github.com/pipebench/pipebench/internal/tokens"
@@ -117,7 +117,7 @@ type setting struct {
 
 	waiters     []*waiter        // threads mode
 	waitersDone chan struct{}    // threads mode: closed when every waiter has returned
-	children    []*waiterProcess // processes mode
+	children    []*child.Process // processes mode
 	started     bool             // waiters were started
 	stopped     bool             // every waiter has stopped (or been killed)
 
@@ -238,14 +238,14 @@ func (s *setting) startThreads() error {
 }
 
 func (s *setting) startProcesses() error {
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find own executable for the waiter processes: %w", err)
-	}
 	s.started = true
+	rfds := make([]int, len(s.rfds))
+	for i, fd := range s.rfds {
+		rfds[i] = int(fd)
+	}
 	for i := range s.cfg.Waiters {
 		spec := waiterSpec{Index: i, Waiters: s.cfg.Waiters, Pipes: s.cfg.Pipes, Exclusive: s.exclusive, Timeout: s.cfg.WaitTimeout}
-		c, err := startWaiterProcess(exe, spec, s.counts.fd, s.stops[i], s.creditW, s.rfds)
+		c, err := startWaiterProcess(spec, s.counts.fd, s.stops[i], s.creditW, rfds)
 		if err != nil {
 			return err
 		}
@@ -257,14 +257,8 @@ func (s *setting) startProcesses() error {
 // checkChildren fails on any waiter process that has exited.
 func (s *setting) checkChildren() error {
 	for _, c := range s.children {
-		if _, err := c.reap(); err != nil {
-			return err
-		}
-		if c.exited {
-			if why := c.failed(); why != "" {
-				return errors.New(why)
-			}
-			return fmt.Errorf("waiter process %d exited before it was told to stop", c.pid)
+		if cause, exited := c.Exited(0); exited {
+			return fmt.Errorf("%s before it was told to stop", cause)
 		}
 	}
 	return nil
@@ -407,25 +401,16 @@ func (s *setting) stopWaiters(limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	var err error
 	for _, c := range s.children {
-		for {
-			done, rerr := c.reap()
-			if rerr != nil && err == nil {
-				err = rerr
+		cause, exited := c.Exited(time.Until(deadline))
+		switch {
+		case !exited:
+			c.Kill()
+			<-c.Done()
+			if err == nil {
+				err = fmt.Errorf("waiter process %d did not stop within %v; killed", c.Pid(), limit)
 			}
-			if done || rerr != nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				c.kill()
-				if err == nil {
-					err = fmt.Errorf("waiter process %d did not stop within %v; killed", c.pid, limit)
-				}
-				break
-			}
-			time.Sleep(time.Millisecond)
-		}
-		if why := c.failed(); why != "" && err == nil {
-			err = errors.New(why)
+		case !c.Clean() && err == nil:
+			err = errors.New(cause)
 		}
 	}
 	s.stopped = true
@@ -500,7 +485,8 @@ func (s *setting) release() {
 		}
 	}
 	for _, c := range s.children {
-		c.kill()
+		c.Kill()
+		c.Close(time.Second)
 	}
 	closeAll := func(fds ...int32) {
 		for _, fd := range fds {

@@ -13,6 +13,7 @@ import (
 	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/experiment/seeds"
 	"github.com/pipebench/pipebench/experiment/sweep"
+	"github.com/pipebench/pipebench/internal/child"
 	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/poll"
@@ -23,8 +24,7 @@ import (
 func TestMain(m *testing.M) {
 	// The bypass and epoll with a writer process start this test binary
 	// again as their writer process.
-	pipebench.RunWriterProcessIfAsked()
-	herd.RunWaiterProcessIfAsked()
+	child.Serve()
 	os.Exit(m.Run())
 }
 

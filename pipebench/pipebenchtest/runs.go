@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipebench/pipebench/internal/child"
 	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/pipebench"
 )
@@ -85,8 +86,8 @@ func checkRun(t *testing.T, f *pipebench.Factory, c runCase) {
 	if err := cfg.Validate(); errors.As(err, &ce) && f.Check != nil && f.Check(&cfg) != nil {
 		t.Skipf("%s refuses it: %v", f.Name, err)
 	}
-	if !pipebench.ServesAsWriterProcess() {
-		t.Fatal("this test binary cannot be its own writer process: call pipebench.RunWriterProcessIfAsked first thing in TestMain")
+	if !child.Serving() {
+		t.Fatal("this test binary cannot be its own writer process: call child.Serve (internal/child) first thing in TestMain")
 	}
 	before, err := fdlimit.OpenFDs()
 	if err != nil {

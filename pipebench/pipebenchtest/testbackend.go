@@ -18,7 +18,7 @@ import (
 // declares NoWaitCall (a pipebench.Driver: the bypass, gonet) takes the
 // checks of registration that need no Wait, and the harness runs, which
 // are the only way to exercise a Driver. Runs need the test binary to
-// serve as its own writer process: call pipebench.RunWriterProcessIfAsked
+// serve as its own writer process: call child.Serve (internal/child)
 // first thing in TestMain.
 //
 // Subtests that need many descriptors raise RLIMIT_NOFILE to its hard limit
