@@ -3,9 +3,9 @@
 // ("epoll"), edge-triggered ("epoll-et") and one-shot ("epoll-oneshot").
 // Interest lives in the kernel, so Wait costs what is ready rather than what
 // is registered, and every change of interest is an epoll_ctl call, counted
-// by CtlCalls. Options.Exclusive adds EPOLLEXCLUSIVE to every registration;
-// Options.SyscallSleep makes Wait sleep through syscall.Syscall (the herd's
-// waiters); Options.Nest registers the descriptors in a chain of nested
+// by CtlCalls. OpenWaiter opens a set as one of a herd's waiters
+// (experiment/herd), with what only they ask for (Waiter: EPOLLEXCLUSIVE,
+// sleeping through syscall.Syscall); Options.Nest registers the descriptors in a chain of nested
 // epoll sets below the one Wait sleeps on (nest.go); Share hands out
 // further waiters on the same sets, for readers that share them
 // (share.go).
@@ -46,7 +46,7 @@ type backend struct {
 	oneShot   bool
 	ctl       atomic.Uint64
 	calls     uint64 // epoll_pwait calls, for WaitSyscalls
-	// syscallSleep: sleep through syscall.Syscall (Options.SyscallSleep).
+	// syscallSleep: sleep through syscall.Syscall (Waiter.SyscallSleep).
 	syscallSleep bool
 
 	// One-shot only: events[:reported] are what the last Wait reported,
@@ -73,7 +73,7 @@ func (b *backend) wait(events []unix.EpollEvent, msec int) (int, error) {
 // pwait is one epoll_pwait on epfd with no signal mask (epoll_wait where
 // it exists, and the only form on arm64). It blocks as the Backend contract
 // says a wait call must: a raw system call that keeps this thread's P,
-// unless the opener asked for Options.SyscallSleep. It calls the standard
+// unless the opener asked for Waiter.SyscallSleep. It calls the standard
 // library's RawSyscall6 itself: x/sys's wrappers reach the same function
 // through an assembly jump, a frame that cost about 1% of evts/sec at one
 // event per call against the C yardstick.
@@ -96,15 +96,35 @@ func (b *backend) pwait(epfd int, events []unix.EpollEvent, msec int) (int, erro
 // opener returns the Open function of the variant whose extra event flags
 // are mode (0, EPOLLET or EPOLLONESHOT).
 func opener(mode uint32) func(pipebench.Options) (pipebench.Backend, error) {
-	return func(o pipebench.Options) (pipebench.Backend, error) { return open(o, mode) }
+	return func(o pipebench.Options) (pipebench.Backend, error) { return open(o, mode, Waiter{}) }
 }
 
-func open(o pipebench.Options, mode uint32) (pipebench.Backend, error) {
+// Waiter is what a herd's waiter (experiment/herd) asks of its epoll set
+// and the harness never does.
+type Waiter struct {
+	// Exclusive adds EPOLLEXCLUSIVE to every registration: the kernel wakes
+	// one (or a few) of the sets waiting on a descriptor, not every one.
+	Exclusive bool
+	// SyscallSleep makes Wait sleep through syscall.Syscall, which tells the
+	// Go scheduler that the thread is in a system call, rather than through
+	// a raw call that keeps its P (see pipebench.Backend). A herd is hundreds
+	// of threads that sleep most of the time, which in raw calls the runtime
+	// takes for running goroutines and signals every 10 ms to preempt them,
+	// each signal a wake-up and a context switch that the herd would count
+	// as its own (measured: 250 waiters with EPOLLEXCLUSIVE counted 1.8
+	// wake-ups per token instead of 1.0).
+	SyscallSleep bool
+}
+
+// OpenWaiter opens a level-triggered set (LevelFactory's) as waiter w.
+func OpenWaiter(o pipebench.Options, w Waiter) (pipebench.Backend, error) { return open(o, 0, w) }
+
+func open(o pipebench.Options, mode uint32, w Waiter) (pipebench.Backend, error) {
 	if o.Pipes < 0 || o.MaxFD < 0 {
 		return nil, fmt.Errorf("epoll: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
 	}
 	oneShot := mode&unix.EPOLLONESHOT != 0
-	if o.Exclusive && oneShot {
+	if w.Exclusive && oneShot {
 		return nil, fmt.Errorf("epoll: EPOLLEXCLUSIVE cannot be combined with EPOLLONESHOT")
 	}
 	chain, err := newNest(o.Nest)
@@ -119,9 +139,9 @@ func open(o pipebench.Options, mode uint32) (pipebench.Backend, error) {
 		addEvents:    unix.EPOLLIN | mode,
 		modEvents:    unix.EPOLLIN | mode,
 		oneShot:      oneShot,
-		syscallSleep: o.SyscallSleep,
+		syscallSleep: w.SyscallSleep,
 	}
-	if o.Exclusive {
+	if w.Exclusive {
 		b.addEvents |= unix.EPOLLEXCLUSIVE
 	}
 	if oneShot {

@@ -28,37 +28,43 @@ func TestEpoll(t *testing.T) {
 	}
 }
 
-// TestExclusive runs the conformance suite with Options.Exclusive set on the
+// TestExclusive runs the conformance suite with Waiter.Exclusive set on the
 // variants that accept it: with a single waiter EPOLLEXCLUSIVE must change
 // nothing the contract promises.
 func TestExclusive(t *testing.T) {
-	for _, f := range []pipebench.Factory{LevelFactory, EdgeFactory} {
-		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestBackend(t, exclusive(f)) })
+	for _, f := range []pipebench.Factory{
+		asWaiter(LevelFactory, 0, Waiter{Exclusive: true}),
+		asWaiter(EdgeFactory, unix.EPOLLET, Waiter{Exclusive: true}),
+	} {
+		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestBackend(t, f) })
 	}
 }
 
 func TestOneShotRefusesExclusive(t *testing.T) {
-	b, err := OneShotFactory.Open(pipebench.Options{Pipes: 1, MaxFD: 10, Exclusive: true})
+	b, err := open(pipebench.Options{Pipes: 1, MaxFD: 10}, unix.EPOLLONESHOT, Waiter{Exclusive: true})
 	if err == nil {
 		b.Close()
-		t.Fatal("epoll-oneshot opened with Exclusive; the kernel refuses EPOLLEXCLUSIVE|EPOLLONESHOT, so Open should")
+		t.Fatal("epoll-oneshot opened with Exclusive; the kernel refuses EPOLLEXCLUSIVE|EPOLLONESHOT, so open should")
 	}
 }
 
-// exclusive returns f opening its backends with Options.Exclusive set.
-func exclusive(f pipebench.Factory) pipebench.Factory {
-	return withOptions(f, "+exclusive", func(o *pipebench.Options) { o.Exclusive = true })
-}
-
-// TestSyscallSleep runs the conformance suite with Options.SyscallSleep on
-// the level-triggered variant, EPOLLEXCLUSIVE on and off, as the herd's
-// waiters open it: sleeping through syscall.Syscall must change nothing the
-// contract promises.
-func TestSyscallSleep(t *testing.T) {
-	f := withOptions(LevelFactory, "+syscall", func(o *pipebench.Options) { o.SyscallSleep = true })
-	for _, f := range []pipebench.Factory{f, exclusive(f)} {
+// TestOpenWaiter runs the conformance suite on the sets the herd's waiters
+// open (OpenWaiter: sleeping through syscall.Syscall, EPOLLEXCLUSIVE off
+// and on): neither may change anything the contract promises.
+func TestOpenWaiter(t *testing.T) {
+	for _, w := range []Waiter{{SyscallSleep: true}, {SyscallSleep: true, Exclusive: true}} {
+		f := LevelFactory
+		f.Name += fmt.Sprintf("+waiter(exclusive=%v)", w.Exclusive)
+		f.Open = func(o pipebench.Options) (pipebench.Backend, error) { return OpenWaiter(o, w) }
 		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestBackend(t, f) })
 	}
+}
+
+// asWaiter is variant f (its event flags mode) opening its sets as waiter w.
+func asWaiter(f pipebench.Factory, mode uint32, w Waiter) pipebench.Factory {
+	f.Name += "+exclusive"
+	f.Open = func(o pipebench.Options) (pipebench.Backend, error) { return open(o, mode, w) }
+	return f
 }
 
 // withOptions is f, named with suffix, opening backends with options

@@ -27,8 +27,8 @@ var EdgeFactory = pipebench.Factory{
 
 // OneShotFactory opens one-shot epoll (EPOLLONESHOT): the kernel disarms a
 // descriptor when it reports it and the backend re-arms it with
-// EPOLL_CTL_MOD at the start of the next Wait, one ctl call per event. It
-// refuses Options.Exclusive, which the kernel does not allow with one-shot.
+// EPOLL_CTL_MOD at the start of the next Wait, one ctl call per event. The
+// kernel does not allow EPOLLEXCLUSIVE with it (Waiter.Exclusive).
 var OneShotFactory = pipebench.Factory{
 	Name:     "epoll-oneshot",
 	Summary:  "epoll(7), one-shot (EPOLLONESHOT), re-armed by the next wait",

@@ -171,19 +171,6 @@ type Options struct {
 	Pipes int
 	// MaxFD is the largest descriptor number that may be registered.
 	MaxFD int
-	// Exclusive asks for EPOLLEXCLUSIVE wake-ups where the mechanism has them.
-	Exclusive bool
-	// SyscallSleep asks Wait to sleep through syscall.Syscall, which tells
-	// the Go scheduler that the thread is in a system call, rather than
-	// through a raw call that keeps its P (see Backend). The harness never
-	// sets it. The herd (experiment/herd) does, for its waiters: hundreds of
-	// threads that sleep most of the time, which in raw calls the runtime
-	// takes for running goroutines and signals every 10 ms to preempt them,
-	// each signal a wake-up and a context switch that the herd would count
-	// as its own (measured: 250 waiters with EPOLLEXCLUSIVE counted 1.8
-	// wake-ups per token instead of 1.0). Backends that have no use for it
-	// ignore it; epoll honours it.
-	SyscallSleep bool
 	// Nest, for a backend that declares Nests, is how many levels below the
 	// epoll set Wait sleeps on the descriptors are registered (-nest; 0:
 	// in that set): Nest sets more, each watched by the one above it. The

@@ -1,6 +1,6 @@
 // Package herd measures the thundering herd of epoll: K waiters, each with
-// an epoll backend of its own (epoll.LevelFactory, opened with
-// Options.Exclusive for EPOLLEXCLUSIVE) over the same pipes' read ends, and
+// an epoll backend of its own (epoll.OpenWaiter, with
+// epoll.Waiter.Exclusive for EPOLLEXCLUSIVE) over the same pipes' read ends, and
 // a writer (internal/tokens' Writer, the harness's) that keeps L tokens in
 // flight. Every token makes a pipe readable; without
 // EPOLLEXCLUSIVE the kernel wakes every waiter whose epoll set holds that

@@ -16,13 +16,13 @@ import (
 const readSize = 1024
 
 // waiter is one member of the herd: an epoll backend of its own
-// (epoll.LevelFactory, EPOLLEXCLUSIVE or not) over every pipe's read end
+// (epoll.OpenWaiter: level-triggered, EPOLLEXCLUSIVE or not) over every pipe's read end
 // and over its own stop descriptor, an eventfd no other waiter watches (so
 // that EPOLLEXCLUSIVE, which the backend sets on every registration, cannot
 // keep a stop from it). Threads and processes run the same loop.
 //
 // It waits through Backend.Wait, which for the herd sleeps in
-// syscall.Syscall (Options.SyscallSleep), not in the raw call the harness's
+// syscall.Syscall (epoll.Waiter.SyscallSleep), not in the raw call the harness's
 // reader sleeps in: a herd is hundreds of threads that sleep most of the
 // time, and the Go runtime signals a goroutine it believes is running (as
 // a raw call makes it believe) every 10 ms to preempt it: 25,000 signals a
@@ -51,7 +51,7 @@ func newWaiter(rfds []int32, stop, credit int32, exclusive bool, timeout time.Du
 	for _, fd := range rfds {
 		maxFD = max(maxFD, int(fd))
 	}
-	be, err := epoll.LevelFactory.Open(pipebench.Options{Pipes: len(rfds) + 1, MaxFD: maxFD, Exclusive: exclusive, SyscallSleep: true})
+	be, err := epoll.OpenWaiter(pipebench.Options{Pipes: len(rfds) + 1, MaxFD: maxFD}, epoll.Waiter{Exclusive: exclusive, SyscallSleep: true})
 	if err != nil {
 		return nil, err
 	}
