@@ -68,14 +68,7 @@ func prepare(c Config, extraFDs int) (Config, Plan, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, Plan{}, err
 	}
-	limit, err := fdlimit.RaiseFileLimit()
-	if err != nil {
-		return cfg, Plan{}, err
-	}
-	// The Go runtime opens its own epoll descriptor and eventfd the first
-	// time a timer is armed; make it happen now, so that they are counted.
-	time.Sleep(time.Nanosecond)
-	base, err := fdlimit.OpenFDs()
+	limit, base, err := fdlimit.Budget()
 	if err != nil {
 		return cfg, Plan{}, err
 	}

@@ -31,14 +31,7 @@ func Run(c Config) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	limit, err := fdlimit.RaiseFileLimit()
-	if err != nil {
-		return nil, err
-	}
-	// The Go runtime opens its own epoll descriptor and eventfd the first
-	// time a timer is armed; make it happen now, so that they are counted.
-	time.Sleep(time.Nanosecond)
-	base, err := fdlimit.OpenFDs()
+	limit, base, err := fdlimit.Budget()
 	if err != nil {
 		return nil, err
 	}

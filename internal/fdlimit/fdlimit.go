@@ -1,7 +1,7 @@
 // Package fdlimit holds a process's descriptor budget: RaiseFileLimit
 // raises the soft RLIMIT_NOFILE to the hard limit, OpenFDs counts the
 // descriptors open, GrowTable sizes the kernel's descriptor table at once.
-// The harness and the herd plan their runs with them before making any
+// The harness and the herd plan their runs from Budget before making any
 // pipe.
 //
 // Imports: as imports_test.go at the module's root allows (the table in
@@ -11,6 +11,7 @@ package fdlimit
 import (
 	"fmt"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,6 +30,21 @@ func RaiseFileLimit() (uint64, error) {
 		}
 	}
 	return lim.Cur, nil
+}
+
+// Budget is the descriptor preamble of a run: it raises the soft limit to
+// the hard one (RaiseFileLimit) and counts the descriptors open (base),
+// after making the Go runtime open its own epoll descriptor and eventfd,
+// which it does the first time a timer is armed, so that they are counted.
+func Budget() (limit uint64, base int, err error) {
+	if limit, err = RaiseFileLimit(); err != nil {
+		return 0, 0, err
+	}
+	time.Sleep(time.Nanosecond)
+	if base, err = OpenFDs(); err != nil {
+		return 0, 0, err
+	}
+	return limit, base, nil
 }
 
 // OpenFDs counts this process's open descriptors.

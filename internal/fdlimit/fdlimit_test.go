@@ -2,6 +2,7 @@ package fdlimit
 
 import (
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -27,5 +28,23 @@ func TestOpenFDs(t *testing.T) {
 	var lim unix.Rlimit
 	if err != nil || unix.Getrlimit(unix.RLIMIT_NOFILE, &lim) != nil || limit != lim.Max || lim.Cur != lim.Max {
 		t.Errorf("raised to %d (%v); getrlimit says %d of %d", limit, err, lim.Cur, lim.Max)
+	}
+}
+
+// TestBudget: the budget counts what is open, the Go runtime's own
+// descriptors included (opening them is Budget's business: a timer armed
+// after it opens nothing), under the hard limit.
+func TestBudget(t *testing.T) {
+	limit, base, err := Budget()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lim unix.Rlimit
+	if err := unix.Getrlimit(unix.RLIMIT_NOFILE, &lim); err != nil || limit != lim.Max || lim.Cur != lim.Max {
+		t.Errorf("limit %d (%v); getrlimit says %d of %d", limit, err, lim.Cur, lim.Max)
+	}
+	time.Sleep(time.Nanosecond)
+	if now, err := OpenFDs(); err != nil || now != base {
+		t.Errorf("budget counted %d descriptors, %d open after a timer (%v): want the same", base, now, err)
 	}
 }
