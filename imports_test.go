@@ -21,7 +21,7 @@ const module = "github.com/pipebench/pipebench/"
 // listed here fails the test: a new package states its rule.
 var mayImport = map[string][]string{
 	"cmd/pipebench":           {"*"},
-	"pipebench":               {"stats", "internal/child", "internal/fdlimit", "internal/osthread", "internal/tokens", "internal/waitcall"},
+	"pipebench":               {"stats", "internal/child", "internal/fdlimit", "internal/lifecycle", "internal/osthread", "internal/tokens", "internal/waitcall"},
 	"pipebench/pipebenchtest": {"pipebench", "internal/child", "internal/fdlimit", "internal/osthread"},
 	// The backends: the harness and the wait call's helpers, never
 	// another backend.
@@ -41,18 +41,19 @@ var mayImport = map[string][]string{
 	"stats/report/reporttest": {"stats/report", "stats/summary", "pipebench", "stats", "internal/envinfo", "experiment/seeds"},
 	"stats/report/plot":       {"experiment/sweep", "stats"},
 	// No experiment imports stats/report: report formats the experiments.
-	"experiment/herd":    {"pipebench", "epoll", "stats", "internal/child", "internal/fdlimit", "internal/osthread", "internal/tokens"},
+	"experiment/herd":    {"pipebench", "epoll", "stats", "internal/child", "internal/fdlimit", "internal/lifecycle", "internal/osthread", "internal/tokens"},
 	"experiment/timeout": {"pipebench", "stats", "internal/osthread", "internal/waitcall"},
 	"experiment/sweep":   {"pipebench", "stats/summary"},
 	"experiment/seeds":   {"pipebench", "experiment/sweep", "experiment/herd", "experiment/timeout", "stats", "stats/summary", "stats/profile"},
 	// Helpers: nothing of ours.
-	"internal/child":    {},
-	"internal/envinfo":  {},
-	"internal/fdlimit":  {},
-	"internal/golden":   {},
-	"internal/osthread": {},
-	"internal/tokens":   {},
-	"internal/waitcall": {},
+	"internal/child":     {},
+	"internal/envinfo":   {},
+	"internal/fdlimit":   {},
+	"internal/golden":    {},
+	"internal/lifecycle": {},
+	"internal/osthread":  {},
+	"internal/tokens":    {},
+	"internal/waitcall":  {},
 	// The docs' rendered blocks, re-rendered by its test from the records.
 	"internal/doccheck": {"stats/report", "experiment/*"},
 	"yardstick":         {},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pipebench/pipebench/internal/child"
 	"github.com/pipebench/pipebench/internal/fdlimit"
+	"github.com/pipebench/pipebench/internal/lifecycle"
 	"github.com/pipebench/pipebench/internal/osthread"
 	"github.com/pipebench/pipebench/internal/tokens"
 	"github.com/pipebench/pipebench/pipebench"
@@ -119,33 +120,14 @@ type setting struct {
 	writerStopped bool // the stop word was sent
 	writerUsage   osthread.Usage
 
-	haltOnce sync.Once
-	halt     chan struct{}
-	mu       sync.Mutex
-	err      error
+	halt lifecycle.Halt // the first failure ends the measurement
 
 	res Setting
 }
 
 func newSetting(cfg *Config, ex bool, base int, limit uint64) *setting {
 	return &setting{cfg: cfg, exclusive: ex, base: base, limit: limit,
-		creditR: -1, creditW: -1, halt: make(chan struct{})}
-}
-
-// fail records the first failure and ends the measurement.
-func (s *setting) fail(err error) {
-	s.mu.Lock()
-	if s.err == nil {
-		s.err = err
-	}
-	s.mu.Unlock()
-	s.haltOnce.Do(func() { close(s.halt) })
-}
-
-func (s *setting) failure() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
+		creditR: -1, creditW: -1}
 }
 
 func (s *setting) run() (*Setting, error) {
@@ -220,7 +202,7 @@ func (s *setting) startThreads() error {
 			defer wg.Done()
 			runtime.LockOSThread()
 			if err := w.serve(unix.Gettid()); err != nil {
-				s.fail(fmt.Errorf("waiter thread %d: %w", i, err))
+				s.halt.Fail(fmt.Errorf("waiter thread %d: %w", i, err))
 			}
 		}()
 	}
@@ -262,7 +244,7 @@ func (s *setting) checkChildren() error {
 func (s *setting) awaitReady(limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for !s.counts.all(fReady) {
-		if err := s.failure(); err != nil {
+		if err := s.halt.Err(); err != nil {
 			return err
 		}
 		if err := s.checkChildren(); err != nil {
@@ -291,7 +273,7 @@ func (s *setting) measure() (*Setting, error) {
 		defer runtime.UnlockOSThread()
 		u := osthread.StartUsage(unix.RUSAGE_THREAD)
 		if err := s.writer.Run(); err != nil {
-			s.fail(err)
+			s.halt.Fail(err)
 		}
 		if usage, err := u.Stop(); err == nil {
 			s.writerUsage = usage
@@ -305,49 +287,39 @@ func (s *setting) measure() (*Setting, error) {
 		s.res.Process = usage
 	}
 	if err := s.stopWaiters(10 * time.Second); err != nil {
-		s.fail(err)
+		s.halt.Fail(err)
 	}
 	if err := s.stopWriter(10 * time.Second); err != nil {
-		s.fail(err)
+		s.halt.Fail(err)
 	}
 	s.res.Writer = s.writerUsage
 	s.collect()
 	if s.writer != nil && s.stopped {
 		drained, err := s.drain()
 		if err != nil {
-			s.fail(err)
+			s.halt.Fail(err)
 		}
 		t := pipebench.Tokens{Sent: s.writer.Counts.Sent, Received: s.res.Totals.Tokens, Drained: drained}
 		t.Lost = int64(t.Sent) - int64(t.Received) - int64(t.Drained)
 		s.res.Tokens = t
 		if t.Lost != 0 {
-			s.fail(&pipebench.TokenLossError{Tokens: t})
+			s.halt.Fail(&pipebench.TokenLossError{Tokens: t})
 		}
 	}
-	return &s.res, s.failure()
+	return &s.res, s.halt.Err()
 }
 
 // report closes an interval at every boundary until the duration is over,
 // Stop is closed, the setting stalls or fails.
 func (s *setting) report(t0 time.Time, start Counts) {
 	c := s.cfg
-	prev, last, lastToken := start, t0, t0
-	timer := time.NewTimer(c.Interval)
-	defer timer.Stop()
-	for k := 1; ; k++ {
-		select {
-		case <-timer.C:
-		case <-c.Stop:
-			s.res.Interrupted = true
-			return
-		case <-s.halt:
-			return
-		}
-		now := time.Now()
+	prev, last := start, t0
+	clock := lifecycle.Clock{Start: t0, Every: c.Interval, For: c.Duration, StallAfter: c.StallAfter}
+	end, idle := clock.Run(c.Stop, s.halt.Done(), nil, func(k int, now time.Time) (bool, bool) {
 		snap := s.counts.sum()
 		if err := s.checkChildren(); err != nil {
-			s.fail(fmt.Errorf("during the run: %w", err))
-			return
+			s.halt.Fail(fmt.Errorf("during the run: %w", err))
+			return false, false
 		}
 		iv := newInterval(s.exclusive, k, snap.Sub(prev), now.Sub(last))
 		prev, last = snap, now
@@ -355,16 +327,13 @@ func (s *setting) report(t0 time.Time, start Counts) {
 		if c.OnInterval != nil {
 			c.OnInterval(iv)
 		}
-		if iv.Tokens > 0 {
-			lastToken = now
-		} else if idle := now.Sub(lastToken); idle >= c.StallAfter {
-			s.fail(&pipebench.StallError{For: idle.Round(time.Millisecond), Received: snap.Tokens})
-			return
-		}
-		if time.Duration(k)*c.Interval >= c.Duration {
-			return
-		}
-		timer.Reset(t0.Add(time.Duration(k+1) * c.Interval).Sub(time.Now()))
+		return iv.Tokens > 0, true
+	})
+	switch end {
+	case lifecycle.Interrupted:
+		s.res.Interrupted = true
+	case lifecycle.Stalled:
+		s.halt.Fail(&pipebench.StallError{For: idle.Round(time.Millisecond), Received: prev.Tokens})
 	}
 }
 
