@@ -64,7 +64,7 @@ type Drive struct {
 // them from.
 func (r *run) drive(drv Driver, rd *reader) error {
 	d := &Drive{
-		Done: r.halt, WaitTimeout: r.cfg.WaitTimeout, pipes: r.cfg.Pipes, inFlight: r.cfg.InFlight, self: rd.self, wfds: rd.wfds, credit: rd.credit,
+		Done: r.halt.Done(), WaitTimeout: r.cfg.WaitTimeout, pipes: r.cfg.Pipes, inFlight: r.cfg.InFlight, self: rd.self, wfds: rd.wfds, credit: rd.credit,
 		route: r.cfg.Route, seed: r.cfg.Seed, format: rd.format, noun: rd.noun, ctr: rd.ctr, stop: rd.stop,
 	}
 	err := drv.Drive(d)

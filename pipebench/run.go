@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/pipebench/pipebench/internal/child"
 	"github.com/pipebench/pipebench/internal/fdlimit"
+	"github.com/pipebench/pipebench/internal/lifecycle"
 	"github.com/pipebench/pipebench/internal/osthread"
 	"github.com/pipebench/pipebench/internal/tokens"
 )
@@ -26,7 +26,7 @@ func Run(c Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, plan: plan, halt: make(chan struct{})}
+	r := &run{cfg: cfg, plan: plan}
 	defer r.release()
 	if err := r.setup(); err != nil {
 		return nil, err
@@ -105,10 +105,7 @@ type run struct {
 	// from the window's start): what the intervals hold.
 	reported Counts
 
-	haltOnce sync.Once
-	halt     chan struct{} // closed when the run must end
-	mu       sync.Mutex
-	err      error // the first failure
+	halt lifecycle.Halt // the first failure; Done closed when the run must end
 
 	res Result
 }
@@ -119,11 +116,7 @@ type creditPipe struct{ r, w int32 }
 
 // fail records the first failure and ends the run.
 func (r *run) fail(err error) {
-	r.mu.Lock()
-	if r.err == nil {
-		r.err = err
-	}
-	r.mu.Unlock()
+	r.halt.Record(err)
 	r.end()
 }
 
@@ -132,19 +125,14 @@ func (r *run) fail(err error) {
 // first end touches the shared copy, which release unmaps after its own.
 func (r *run) end() {
 	r.stop.Store(true)
-	r.haltOnce.Do(func() {
+	r.halt.End(func() {
 		if r.wstop != nil {
 			r.wstop.Flag.Store(true)
 		}
-		close(r.halt)
 	})
 }
 
-func (r *run) failure() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.err
-}
+func (r *run) failure() error { return r.halt.Err() }
 
 func (r *run) setup() error {
 	t0 := time.Now()
@@ -435,11 +423,7 @@ func (r *run) procErr(err error) error {
 	return err
 }
 
-func (r *run) replaceErr(err error) {
-	r.mu.Lock()
-	r.err = err
-	r.mu.Unlock()
-}
+func (r *run) replaceErr(err error) { r.halt.Replace(err) }
 
 // enterThread locks the calling goroutine to its OS thread, labels it for
 // the CPU profile, pins it to cpu when -cpu asks (cpu >= 0) and sends its

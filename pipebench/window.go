@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/lifecycle"
 	"github.com/pipebench/pipebench/internal/osthread"
 	"github.com/pipebench/pipebench/internal/tokens"
 	"github.com/pipebench/pipebench/stats"
@@ -255,7 +256,7 @@ func (r *run) openWindow(th *threads) window {
 			case <-r.proc.Done():
 				cause, _ := r.proc.exitCause(0)
 				r.fail(fmt.Errorf("%s during the run", cause))
-			case <-r.halt:
+			case <-r.halt.Done():
 			}
 		}()
 	}
@@ -469,23 +470,9 @@ func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes,
 	prev.Ctl = ctl0
 	prevPer := make([]Counts, len(r.ctrs)) // each reader's, when several
 	prevCPU := cpu0
-	last, lastEvent := t0, t0
-	timer := time.NewTimer(cfg.Interval)
-	defer timer.Stop()
-	for k := 1; ; k++ {
-		select {
-		case <-timer.C:
-		case <-cfg.Stop:
-			r.res.Interrupted = true
-			return
-		case <-r.halt:
-			return
-		case <-readDone:
-			return
-		}
-		woke := time.Now()
-		r.freshen()
-		now := time.Now()
+	last := t0
+	clock := lifecycle.Clock{Start: t0, Every: cfg.Interval, For: cfg.Duration, StallAfter: cfg.StallAfter}
+	end, idle := clock.Run(cfg.Stop, r.halt.Done(), readDone, func(k int, now time.Time) (bool, bool) {
 		snap, per := r.snapshot()
 		snap.Ctl = r.ctlNow()
 		cpu := clocks.read(prevCPU)
@@ -497,7 +484,7 @@ func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes,
 			}
 			prevPer = per
 		}
-		iv.Late = woke.Sub(t0.Add(time.Duration(k) * cfg.Interval))
+		iv.Late = now.Sub(t0.Add(time.Duration(k) * cfg.Interval))
 		prev, last, prevCPU = snap, now, cpu
 		r.reported = snap
 		r.reported.Ctl -= ctl0
@@ -505,16 +492,13 @@ func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes,
 		if cfg.OnInterval != nil {
 			cfg.OnInterval(iv)
 		}
-		if iv.Events > 0 {
-			lastEvent = now
-		} else if idle := now.Sub(lastEvent); idle >= cfg.StallAfter {
-			r.fail(&StallError{For: idle.Round(time.Millisecond), Received: snap.Tokens})
-			return
-		}
-		if cfg.Duration > 0 && time.Duration(k)*cfg.Interval >= cfg.Duration {
-			return
-		}
-		timer.Reset(t0.Add(time.Duration(k+1) * cfg.Interval).Sub(time.Now()))
+		return iv.Events > 0, true
+	})
+	switch end {
+	case lifecycle.Interrupted:
+		r.res.Interrupted = true
+	case lifecycle.Stalled:
+		r.fail(&StallError{For: idle.Round(time.Millisecond), Received: prev.Tokens})
 	}
 }
 
