@@ -314,6 +314,7 @@ int main(int argc, char **argv)
 	int64_t max_iv = duration > 0 ? duration / interval : 1 << 20;
 	double *rates = calloc((size_t)max_iv + 1, sizeof *rates);
 	int nrates = 0;
+	int64_t printed = 0;
 	uint64_t events = 0, calls = 0, last_events = 0, last_calls = 0;
 	int64_t t0 = now_ns(), last = t0, due = t0 + interval;
 	static char buf[READ_SIZE];
@@ -352,7 +353,9 @@ int main(int argc, char **argv)
 		if (nrates <= max_iv)
 			rates[nrates++] = rate;
 		last_events = events, last_calls = calls, last = now, due += interval;
-		if (duration > 0 && now - t0 >= duration)
+		/* As pipebench's reporter: the window is duration/interval
+		 * intervals, each printed, however late the clock was read. */
+		if (duration > 0 && ++printed >= max_iv)
 			break;
 	}
 	int warm = nrates > warmup ? warmup : 0;
