@@ -52,13 +52,17 @@ var Bypass = Factory{
 
 // checkBypass refuses the settings the bypass cannot run with.
 func checkBypass(c *Config) error {
+	e, s, t := NewConfigError, Setting, Text
+	backend := s("Backend", c.Backend.Name)
 	switch {
 	case c.Writer == WriterThread:
-		return ConfigErrorf("{Backend} %s with {Writer} thread: with a separate writer the bypass waits for each token in a blocking read, which a stop-the-world of this process cannot end, and a writer thread would be stopped with it: use {Writer} self or process", c.Backend.Name)
+		return e(backend, t(" with "), s("Writer", c.Writer), t(": with a separate writer the bypass waits for each token in a blocking read, which a stop-the-world of this process cannot end, and a writer thread would be stopped with it: use "),
+			Field("Writer"), t(" self or process"))
 	case c.InFlight == 0:
-		return ConfigErrorf("{Backend} %s with {InFlight} 0: the unbounded writer skips full pipes, so the bypass could not know which pipe the next token is in: use {InFlight} 1 or more", c.Backend.Name)
+		return e(backend, t(" with "), s("InFlight", 0), t(": the unbounded writer skips full pipes, so the bypass could not know which pipe the next token is in: use "),
+			Field("InFlight"), t(" 1 or more"))
 	case c.Source == SourceEventfd:
-		return ConfigErrorf("{Source} eventfd with {Backend} %s: the bypass reads one token per read, an eventfd read takes the whole count", c.Backend.Name)
+		return e(s("Source", c.Source), t(" with "), backend, t(": the bypass reads one token per read, an eventfd read takes the whole count"))
 	}
 	return nil
 }

@@ -184,42 +184,45 @@ type Config struct {
 // Validate reports the first setting that cannot run, a *ConfigError
 // naming its Config field.
 func (c *Config) Validate() error {
-	e := ConfigErrorf
+	e, s, f, t := NewConfigError, Setting, Field, Text
 	switch {
 	case c.Pipes < 1:
-		return e("{Pipes} %d: want at least 1 pipe", c.Pipes)
+		return e(s("Pipes", c.Pipes), t(": want at least 1 pipe"))
 	case c.InFlight < 0 || c.InFlight > MaxInFlight:
-		return e("{InFlight} %d: want 0 (unbounded) to %d tokens in flight", c.InFlight, MaxInFlight)
+		return e(s("InFlight", c.InFlight), t(": want 0 (unbounded) to %d tokens in flight", MaxInFlight))
 	case c.Interval <= 0:
-		return e("{Interval} %v: want a positive interval", c.Interval)
+		return e(s("Interval", c.Interval), t(": want a positive interval"))
 	case c.Duration < 0:
-		return e("{Duration} %v: want a duration >= 0 (0 runs until interrupted)", c.Duration)
+		return e(s("Duration", c.Duration), t(": want a duration >= 0 (0 runs until interrupted)"))
 	case c.Duration > 0 && c.Interval > c.Duration:
-		return e("{Interval} %v is longer than {Duration} %v: want an interval no longer than the duration", c.Interval, c.Duration)
+		return e(s("Interval", c.Interval), t(" is longer than "), s("Duration", c.Duration), t(": want an interval no longer than the duration"))
 	case c.Duration > 0 && c.Duration%c.Interval != 0:
-		return e("{Duration} %v is not a whole number of {Interval} %v intervals: want {Duration} a multiple of {Interval}", c.Duration, c.Interval)
+		return e(s("Duration", c.Duration), t(" is not a whole number of "), s("Interval", c.Interval),
+			t(" intervals: want "), f("Duration"), t(" a multiple of "), f("Interval"))
 	case c.Backend == nil:
-		return e("{Backend}: no backend given")
+		return e(f("Backend"), t(": no backend given"))
 	case c.Churn < 0 || c.Churn > c.Pipes:
-		return e("{Churn} %d: want 0 to {Pipes} (%d) descriptors changed per readiness call", c.Churn, c.Pipes)
+		return e(s("Churn", c.Churn), t(": want 0 to "), f("Pipes"), t(" (%d) descriptors changed per readiness call", c.Pipes))
 	case c.Delay < 0:
-		return e("{Delay} %v: want a duration >= 0", c.Delay)
+		return e(s("Delay", c.Delay), t(": want a duration >= 0"))
 	case c.Source == SourceUnix && c.InFlight > MaxUnixInFlight:
-		return e("{Source} unix with {InFlight} %d: a unix stream socket holds only about 278 one-byte writes (each takes a buffer of its own), and every token may land in one: use {InFlight} %d or less, or {InFlight} 0", c.InFlight, MaxUnixInFlight)
+		return e(s("Source", c.Source), t(" with "), s("InFlight", c.InFlight),
+			t(": a unix stream socket holds only about 278 one-byte writes (each takes a buffer of its own), and every token may land in one: use "),
+			s("InFlight", MaxUnixInFlight), t(" or less, or "), s("InFlight", 0))
 	case c.Source == SourceEventfd && c.Latency:
-		return e("{Source} eventfd with {Latency}: an eventfd adds tokens up, so it cannot carry their write times")
+		return e(s("Source", c.Source), t(" with "), f("Latency"), t(": an eventfd adds tokens up, so it cannot carry their write times"))
 	case c.Readers < 0 || c.Readers > MaxThreads:
-		return e("{Readers} %d: want 1 to %d reader threads", c.Readers, MaxThreads)
+		return e(s("Readers", c.Readers), t(": want 1 to %d reader threads", MaxThreads))
 	case c.Writers < 0 || c.Writers > MaxThreads:
-		return e("{Writers} %d: want 1 to %d writer threads", c.Writers, MaxThreads)
+		return e(s("Writers", c.Writers), t(": want 1 to %d writer threads", MaxThreads))
 	case c.MaxEvents < 0:
-		return e("{MaxEvents} %d: want at least 1 ready descriptor per readiness call (0: every pipe of the reader)", c.MaxEvents)
+		return e(s("MaxEvents", c.MaxEvents), t(": want at least 1 ready descriptor per readiness call (0: every pipe of the reader)"))
 	case c.Nest < 0 || c.Nest > MaxNest:
-		return e("{Nest} %d: want 0 to %d levels of nested epoll sets (the kernel refuses deeper nesting with ELOOP)", c.Nest, MaxNest)
+		return e(s("Nest", c.Nest), t(": want 0 to %d levels of nested epoll sets (the kernel refuses deeper nesting with ELOOP)", MaxNest))
 	case c.Spread && len(c.CPUs) > 0:
-		return e("{CPUs}: spread or a list of CPUs, not both")
+		return e(f("CPUs"), t(": spread or a list of CPUs, not both"))
 	case len(c.Labels)%2 != 0:
-		return e("{Labels} %q: want key/value pairs", c.Labels)
+		return e(s("Labels", fmt.Sprintf("%q", c.Labels)), t(": want key/value pairs"))
 	}
 	if err := c.checkThreads(); err != nil {
 		return err
@@ -228,10 +231,10 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if len(c.CPUs) > 1 && len(c.CPUs) != c.measuredThreads() {
-		return e("{CPUs} %v: want one CPU (every thread on it) or %d, one per measured thread: %s", c.CPUs, c.measuredThreads(), c.threadList())
+		return e(s("CPUs", c.CPUs), t(": want one CPU (every thread on it) or %d, one per measured thread: %s", c.measuredThreads(), c.threadList()))
 	}
 	if err := c.Backend.Validate(); err != nil {
-		return e("{Backend}: %v", err)
+		return e(f("Backend"), t(": %v", err))
 	}
 	if err := c.checkDriver(); err != nil {
 		return err
@@ -244,7 +247,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	if c.InFlight == 0 && c.writerMode() == WriterSelf {
-		return e("{InFlight} 0 (unbounded) needs a separate writer: use {Writer} thread, process or auto")
+		return e(s("InFlight", 0), t(" (unbounded) needs a separate writer: use "), f("Writer"), t(" thread, process or auto"))
 	}
 	return checkCPUs(c.CPUs)
 }
@@ -256,7 +259,7 @@ func checkCPUs(cpus []int) error {
 	}
 	ok, err := osthread.AllowedCPUs()
 	if err != nil {
-		return ConfigErrorf("{CPUs}: %v", err)
+		return NewConfigError(Field("CPUs"), Text(": %v", err))
 	}
 	var bad []int
 	for _, c := range cpus {
@@ -268,9 +271,9 @@ func checkCPUs(cpus []int) error {
 	case 0:
 		return nil
 	case 1:
-		return ConfigErrorf("{CPUs} %d: this process may run on CPUs %v", bad[0], ok)
+		return NewConfigError(Setting("CPUs", bad[0]), Text(": this process may run on CPUs %v", ok))
 	}
-	return ConfigErrorf("{CPUs} %v: this process may not run on these; it may run on CPUs %v", bad, ok)
+	return NewConfigError(Setting("CPUs", bad), Text(": this process may not run on these; it may run on CPUs %v", ok))
 }
 
 // MaxNest bounds Nest: Linux refuses an epoll set more than 4 levels
@@ -308,18 +311,18 @@ func (c *Config) checkThreads() error {
 	if !c.several() {
 		return nil
 	}
-	e := ConfigErrorf
+	e, s, t := NewConfigError, Setting, Text
 	mode := c.writerMode()
-	f := c.Backend.Features
+	rd, wr := s("Readers", c.readers()), s("Writers", c.writers())
 	switch {
-	case f.Has(NoWaitCall):
-		return e("{Readers} %d and {Writers} %d with {Backend} %s: it makes no readiness call for several reader threads to share out", c.readers(), c.writers(), c.Backend.Name)
+	case c.Backend.Features.Has(NoWaitCall):
+		return e(rd, t(" and "), wr, t(" with "), s("Backend", c.Backend.Name), t(": it makes no readiness call for several reader threads to share out"))
 	case mode != WriterThread && mode != WriterAuto:
-		return e("{Readers} %d and {Writers} %d need {Writer} thread (or auto), not %s: several readers or writers are threads of one process", c.readers(), c.writers(), mode)
+		return e(rd, t(" and "), wr, t(" need "), Field("Writer"), t(" thread (or auto), not %s: several readers or writers are threads of one process", mode))
 	case c.Pipes < c.readers() || c.Pipes < c.writers():
-		return e("{Pipes} %d with {Readers} %d and {Writers} %d: want at least one pipe per reader and per writer", c.Pipes, c.readers(), c.writers())
+		return e(s("Pipes", c.Pipes), t(" with "), rd, t(" and "), wr, t(": want at least one pipe per reader and per writer"))
 	case c.InFlight > 0 && c.InFlight < c.writers():
-		return e("{InFlight} %d with {Writers} %d: want at least one token per writer (or {InFlight} 0, unbounded)", c.InFlight, c.writers())
+		return e(s("InFlight", c.InFlight), t(" with "), wr, t(": want at least one token per writer (or "), s("InFlight", 0), t(", unbounded)"))
 	}
 	return nil
 }
@@ -329,14 +332,15 @@ func (c *Config) checkShare() error {
 	if !c.Share {
 		return nil
 	}
-	e := ConfigErrorf
+	e, s, t := NewConfigError, Setting, Text
+	share := Field("Share")
 	switch {
 	case !c.Backend.Features.Has(Shares):
-		return e("{Share} with {Backend} %s: only epoll lets several threads wait on one instance (epoll, epoll-et, epoll-oneshot)", c.Backend.Name)
+		return e(share, t(" with "), s("Backend", c.Backend.Name), t(": only epoll lets several threads wait on one instance (epoll, epoll-et, epoll-oneshot)"))
 	case c.readers() < 2:
-		return e("{Share} with {Readers} %d: want 2 or more readers to share one backend instance", c.readers())
+		return e(share, t(" with "), s("Readers", c.readers()), t(": want 2 or more readers to share one backend instance"))
 	case c.Churn > 0:
-		return e("{Share} with {Churn} %d: readers sharing one instance would remove and re-add each other's descriptors", c.Churn)
+		return e(share, t(" with "), s("Churn", c.Churn), t(": readers sharing one instance would remove and re-add each other's descriptors"))
 	}
 	return nil
 }

@@ -90,18 +90,20 @@ func (d *Drive) latency() bool { return d.format == tokens.Stamp }
 // (Nests).
 func (c *Config) checkDriver() error {
 	f := c.Backend.Features
-	name := c.Backend.Name
+	with := func(field, why string) error {
+		return NewConfigError(Field(field), Text(" with "), Setting("Backend", c.Backend.Name), Text(": %s", why))
+	}
 	switch {
 	case f.Has(NoWaitCall) && c.Churn > 0:
-		return ConfigErrorf("{Churn} with {Backend} %s: it makes no readiness call to churn interest after", name)
+		return with("Churn", "it makes no readiness call to churn interest after")
 	case f.Has(NoWaitCall) && c.Delay > 0:
-		return ConfigErrorf("{Delay} with {Backend} %s: it makes no readiness call to delay", name)
+		return with("Delay", "it makes no readiness call to delay")
 	case f.Has(NoWaitCall) && c.MaxEvents > 0:
-		return ConfigErrorf("{MaxEvents} with {Backend} %s: it makes no readiness call to cap", name)
+		return with("MaxEvents", "it makes no readiness call to cap")
 	case c.Nest > 0 && !f.Has(Nests):
-		return ConfigErrorf("{Nest} with {Backend} %s: only the epoll backends nest (epoll, epoll-et, epoll-oneshot)", name)
+		return with("Nest", "only the epoll backends nest (epoll, epoll-et, epoll-oneshot)")
 	case f.Has(Goroutines) && (len(c.CPUs) > 0 || c.Spread):
-		return ConfigErrorf("{CPUs} with {Backend} %s: its readers are goroutines on the Go runtime's threads, not one reader thread to pin", name)
+		return with("CPUs", "its readers are goroutines on the Go runtime's threads, not one reader thread to pin")
 	}
 	return nil
 }

@@ -3,7 +3,7 @@ package pipebench
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -11,59 +11,83 @@ import (
 // The errors of a run, and of the experiments (experiment/herd,
 // experiment/timeout), which use these types too.
 //
-// ConfigError and LimitError name the settings at fault by their Config
-// field, in braces in their Format: "{InFlight} %d: want 0 (unbounded) to
-// %d tokens in flight". Error writes each field's name ("InFlight 5000:
-// ..."); a caller that knows the settings by other names renders them with
-// Render. The command maps every field of each Config it fills to the flag
-// that sets it ("InFlight" -> "-l"), so that its one-line errors name the
-// flags a user typed. Only Format is rendered, never Args: a value is
-// printed as it is.
+// ConfigError and LimitError are a Message: text, and the settings at
+// fault as Parts that name their Config field ("InFlight") and value.
+// Error writes each field by its name ("InFlight 5000: want 0 (unbounded)
+// to 4096 tokens in flight"); a caller that knows the settings by other
+// names writes them with Render. The command names them by the flags that
+// set them ("-l 5000: ..."), from one map of field to flag.
 
-// FieldMessage is an error message that names Config fields in braces.
-type FieldMessage struct {
-	Format string
-	Args   []any
+// A Part is a piece of a Message: Text as it is, or a Config field
+// (Field, with Value the setting's value, "" to name the field alone).
+type Part struct {
+	Field, Value string
+	Text         string
 }
 
-var fieldRef = regexp.MustCompile(`\{([A-Z][A-Za-z]*)\}`)
+// Field is the part naming a Config field alone ("use Writer self").
+func Field(name string) Part { return Part{Field: name} }
 
-// Render writes the message with each {Field} replaced by name(Field);
-// a nil name keeps the field's name.
-func (m FieldMessage) Render(name func(field string) string) string {
-	format := fieldRef.ReplaceAllStringFunc(m.Format, func(ref string) string {
-		field := ref[1 : len(ref)-1]
-		if name != nil {
-			field = name(field)
-		}
-		return escapeVerbs(field)
-	})
-	return fmt.Sprintf(format, m.Args...)
-}
+// Setting is the part naming a Config field and its value ("Churn 5").
+func Setting(field string, value any) Part { return Part{Field: field, Value: fmt.Sprint(value)} }
 
-// escapeVerbs keeps a name's % from being read as a verb.
-func escapeVerbs(s string) string {
-	out := make([]byte, 0, len(s))
-	for i := range len(s) {
-		if s[i] == '%' {
-			out = append(out, '%')
-		}
-		out = append(out, s[i])
+// Text is a part of plain text, formatted as fmt.Sprintf does.
+func Text(format string, a ...any) Part { return Part{Text: fmt.Sprintf(format, a...)} }
+
+// A Message is an error message made of parts, some of which name Config
+// fields.
+type Message []Part
+
+// Namer writes a Config field and its value (value "" when the message
+// names the field alone) as the caller knows the setting.
+type Namer func(field, value string) string
+
+// FieldName is the Namer of the Config's own names: the field, then its
+// value.
+func FieldName(field, value string) string {
+	if value == "" {
+		return field
 	}
-	return string(out)
+	return field + " " + value
 }
+
+// Render writes the message with name's words for its fields.
+func (m Message) Render(name Namer) string {
+	var b strings.Builder
+	for _, p := range m {
+		if p.Field == "" {
+			b.WriteString(p.Text)
+			continue
+		}
+		b.WriteString(name(p.Field, p.Value))
+	}
+	return b.String()
+}
+
+// Fields lists the Config fields the message names, each once, in order.
+func (m Message) Fields() []string {
+	var fs []string
+	for _, p := range m {
+		if p.Field != "" && !slices.Contains(fs, p.Field) {
+			fs = append(fs, p.Field)
+		}
+	}
+	return fs
+}
+
+func (m Message) Error() string { return m.Render(FieldName) }
 
 // Renderer is an error whose message names Config fields (a *ConfigError,
 // a *LimitError): Render writes it with the caller's names for them.
 type Renderer interface {
 	error
-	Render(name func(field string) string) string
+	Render(name Namer) string
 }
 
 // RenderError writes err's message with the caller's names for the Config
-// fields it names, wherever in err's chain a Renderer is; other errors
-// read as Error says.
-func RenderError(err error, name func(field string) string) string {
+// fields it names, wherever in err's chain a Renderer is (the text that
+// wraps it is kept as it is); other errors read as Error says.
+func RenderError(err error, name Namer) string {
 	var r Renderer
 	if !errors.As(err, &r) {
 		return err.Error()
@@ -76,32 +100,24 @@ func RenderError(err error, name func(field string) string) string {
 }
 
 // ConfigError is a configuration that cannot run, found before any work.
-type ConfigError struct{ FieldMessage }
+type ConfigError struct{ Message }
 
-// ConfigErrorf is a ConfigError whose format names the settings at fault
-// as {Field}.
-func ConfigErrorf(format string, a ...any) *ConfigError {
-	return &ConfigError{FieldMessage{format, a}}
-}
-
-func (e *ConfigError) Error() string { return e.Render(nil) }
+// NewConfigError is the ConfigError of the message made of parts.
+func NewConfigError(parts ...Part) *ConfigError { return &ConfigError{parts} }
 
 // LimitError says that a run cannot fit a limit of this machine (the
 // descriptor limit, the epoll watch limit), found before any pipe is made:
 // it needs Need descriptors (or registrations) where Limit are allowed.
 type LimitError struct {
-	FieldMessage
+	Message
 	Need  int
 	Limit uint64
 }
 
-// LimitErrorf is a LimitError whose format names the settings at fault as
-// {Field}.
-func LimitErrorf(need int, limit uint64, format string, a ...any) *LimitError {
-	return &LimitError{FieldMessage{format, a}, need, limit}
+// NewLimitError is the LimitError of the message made of parts.
+func NewLimitError(need int, limit uint64, parts ...Part) *LimitError {
+	return &LimitError{parts, need, limit}
 }
-
-func (e *LimitError) Error() string { return e.Render(nil) }
 
 // ErrInterrupted is returned when Stop is closed before the measured window
 // began: there is nothing to report.

@@ -91,13 +91,15 @@ func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
 		}
 		return n
 	}
-	const needs = "{Pipes} %d with {Writer} %s needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): "
-	args := []any{c.Pipes, mode, worst, limit, maxPipes(mode)}
-	remedy := "use {Pipes} %d or less, or {Writer} process (each process then holds about {Pipes} descriptors), or raise the hard limit (needs CAP_SYS_RESOURCE)"
+	s, t := Setting, Text
+	msg := []Part{s("Pipes", c.Pipes), t(" with "), s("Writer", mode),
+		t(" needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): use ", worst, limit), s("Pipes", maxPipes(mode)), t(" or less, ")}
 	if mode == WriterProcess || !c.Backend.runsWith(WriterProcess) || c.InFlight == 0 && mode == WriterSelf || c.Source.shared() {
 		// A writer process helps only when the reader and writer hold
 		// different descriptors (not an eventfd's one).
-		remedy = "use {Pipes} %d or less, or raise the hard limit (ulimit -Hn, needs CAP_SYS_RESOURCE)"
+		msg = append(msg, t("or raise the hard limit (ulimit -Hn, needs CAP_SYS_RESOURCE)"))
+	} else {
+		msg = append(msg, t("or "), s("Writer", WriterProcess), t(" (each process then holds about "), Field("Pipes"), t(" descriptors), or raise the hard limit (needs CAP_SYS_RESOURCE)"))
 	}
-	return p, LimitErrorf(worst, limit, needs+remedy, args...)
+	return p, NewLimitError(worst, limit, msg...)
 }

@@ -76,7 +76,7 @@ func prepare(c Config, extraFDs int) (Config, Plan, error) {
 	if err == nil && cfg.Spread {
 		allowed, aerr := osthread.AllowedCPUs()
 		if aerr != nil {
-			return cfg, plan, ConfigErrorf("{CPUs} spread: %v", aerr)
+			return cfg, plan, NewConfigError(Setting("CPUs", "spread"), Text(": %v", aerr))
 		}
 		cfg.CPUs = cfg.spreadCPUs(allowed)
 	}

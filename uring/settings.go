@@ -211,7 +211,8 @@ func (e *errKernel) Unwrap() []error { return []error{e.err, errors.ErrUnsupport
 // refusal is the one line with which a variant refuses a setting the
 // kernel lacks, naming the variant without it.
 func refusal(name string, k *errKernel, baseName string, applies, on Settings) *pipebench.ConfigError {
-	return pipebench.ConfigErrorf("{Backend} %s: %v: use -b %s", name, k, variantName(baseName, applies, on&^k.s.bit))
+	return pipebench.NewConfigError(pipebench.Setting("Backend", name), pipebench.Text(": %v: use ", k),
+		pipebench.Setting("Backend", variantName(baseName, applies, on&^k.s.bit)))
 }
 
 // variantName is the name of base with settings on, of those that apply.

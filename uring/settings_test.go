@@ -137,7 +137,7 @@ func TestVariantsCount(t *testing.T) {
 // setup or a register call that answers EINVAL), the factory's Check
 // refuses before any work, in one line naming the backend, the feature,
 // the release that has it and the variant without it, as a ConfigError
-// naming {Backend} (which the command turns into -b and exit status 2);
+// naming Backend (which the command turns into -b and exit status 2);
 // Open refuses likewise with an errors.ErrUnsupported, which tests skip on.
 func TestRefuseSettings(t *testing.T) {
 	realSetup, realRegister := setupCall, registerCall
@@ -175,7 +175,10 @@ func TestRefuseSettings(t *testing.T) {
 		if !errors.As(cerr, &ce) {
 			t.Fatalf("%s: Check gave %v, want a ConfigError", c.name, cerr)
 		}
-		msg := pipebench.RenderError(cerr, func(string) string { return "-b" })
+		if fields := ce.Fields(); len(fields) != 1 || fields[0] != "Backend" {
+			t.Errorf("%s: the error names %v, want Backend alone", c.name, fields)
+		}
+		msg := pipebench.RenderError(cerr, func(field, value string) string { return "-b " + value })
 		if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "-b "+c.name+": ") {
 			t.Errorf("%s: %q: want one line starting with the flag and the backend", c.name, msg)
 		}

@@ -52,20 +52,22 @@ func TestListFlags(t *testing.T) {
 	}
 }
 
-// TestFlagNames: the command's maps from Config field to flag name real
-// fields of each Config and flags each command registers, so that a field
-// renamed in the library cannot leave an error naming it.
+// TestFlagNames: the command's one map from Config field to flag names
+// fields of the Configs the command fills, and each flag it names is one
+// that every subcommand whose Config has the field registers, so that a
+// field renamed in the library cannot leave an error naming it.
 func TestFlagNames(t *testing.T) {
-	for _, c := range []struct {
+	configs := []struct {
 		name   string
-		names  flagNames
 		config any
 		sub    string // the subcommand whose flags they are, "" for a run
 	}{
-		{"run", runFlagNames, pipebench.Config{}, ""},
-		{"herd", herdFlagNames, herd.Config{}, "herd"},
-		{"timeout", timeoutFlagNames, timeout.Config{}, "timeout"},
-	} {
+		{"run", pipebench.Config{}, ""},
+		{"herd", herd.Config{}, "herd"},
+		{"timeout", timeout.Config{}, "timeout"},
+	}
+	known := map[string]bool{}
+	for _, c := range configs {
 		t.Run(c.name, func(t *testing.T) {
 			fields := reflect.TypeOf(c.config)
 			args := []string{"-h"}
@@ -73,21 +75,36 @@ func TestFlagNames(t *testing.T) {
 				args = []string{c.sub, "-h"}
 			}
 			_, help, _ := invoke(t, args...)
-			for field, flag := range c.names {
+			for field, flag := range fieldFlags {
 				if _, ok := fields.FieldByName(field); !ok {
-					t.Errorf("%s is not a field of %v", field, fields)
+					continue
 				}
+				known[field] = true
 				if !regexp.MustCompile(`(?m)^  ` + flag + `\b`).MatchString(help) {
-					t.Errorf("%s: the command has no flag %s", field, flag)
+					t.Errorf("%s of %v: the command has no flag %s", field, fields, flag)
 				}
 			}
 		})
 	}
-	err := pipebench.ConfigErrorf("{Churn} %d: want 0 to {Pipes} (%d)", 11, 10)
-	if got, want := runFlagNames.err(fmt.Errorf("sweep: %w", err)).Error(), "sweep: -churn 11: want 0 to -n (10)"; got != want {
+	for field := range fieldFlags {
+		if !known[field] {
+			t.Errorf("%s is a field of no Config the command fills", field)
+		}
+	}
+	err := pipebench.NewConfigError(pipebench.Setting("Churn", 11), pipebench.Text(": want 0 to "), pipebench.Field("Pipes"), pipebench.Text(" (%d)", 10))
+	if got, want := flagErr(fmt.Errorf("sweep: %w", err), false).Error(), "sweep: -churn 11: want 0 to -n (10)"; got != want {
 		t.Errorf("rendered %q, want %q", got, want)
 	}
 	if got, want := err.Error(), "Churn 11: want 0 to Pipes (10)"; got != want {
 		t.Errorf("the library's own message %q, want %q", got, want)
+	}
+	bypass := pipebench.NewConfigError(pipebench.Setting("Backend", pipebench.Bypass.Name), pipebench.Text(" with "), pipebench.Setting("Writer", "thread"))
+	for _, c := range []struct {
+		f    bool
+		want string
+	}{{true, "-f with -writer thread"}, {false, "-b bypass with -writer thread"}} {
+		if got := flagErr(bypass, c.f).Error(); got != c.want {
+			t.Errorf("-f given %v: rendered %q, want %q", c.f, got, c.want)
+		}
 	}
 }

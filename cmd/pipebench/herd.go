@@ -96,7 +96,7 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 	var cfgErr *pipebench.ConfigError
 	var limErr *pipebench.LimitError
 	if errors.As(err, &cfgErr) || errors.As(err, &limErr) {
-		return usageError(stderr, fmt.Errorf("herd: %w", herdFlagNames.err(err)))
+		return usageError(stderr, fmt.Errorf("herd: %w", flagErr(err, false)))
 	}
 	var doc report.Doc
 	if res != nil {

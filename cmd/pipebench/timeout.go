@@ -56,7 +56,7 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	rec := recordOf("timeout", fs, args)
 	cfg.Stop = stop
 	if err := cfg.Validate(); err != nil {
-		return usageError(stderr, fmt.Errorf("timeout: %w", timeoutFlagNames.err(err)))
+		return usageError(stderr, fmt.Errorf("timeout: %w", flagErr(err, false)))
 	}
 	if out.format == "text" {
 		report.WriteTimeoutHead(stdout, cfg)
@@ -67,7 +67,7 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	res, err := timeout.Run(cfg)
 	var cfgErr *pipebench.ConfigError
 	if errors.As(err, &cfgErr) {
-		return usageError(stderr, fmt.Errorf("timeout: %w", timeoutFlagNames.err(err)))
+		return usageError(stderr, fmt.Errorf("timeout: %w", flagErr(err, false)))
 	}
 	var doc report.Doc
 	if res != nil {

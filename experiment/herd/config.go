@@ -96,22 +96,22 @@ type Config struct {
 // Validate reports the first setting that cannot run, a
 // *pipebench.ConfigError naming its Config field.
 func (c *Config) Validate() error {
-	e := pipebench.ConfigErrorf
+	e, s, t := pipebench.NewConfigError, pipebench.Setting, pipebench.Text
 	switch {
 	case c.Waiters < 1 || c.Waiters > MaxWaiters:
-		return e("{Waiters} %d: want 1 to %d waiters", c.Waiters, MaxWaiters)
+		return e(s("Waiters", c.Waiters), t(": want 1 to %d waiters", MaxWaiters))
 	case c.Pipes < 1:
-		return e("{Pipes} %d: want at least 1 pipe", c.Pipes)
+		return e(s("Pipes", c.Pipes), t(": want at least 1 pipe"))
 	case c.InFlight < 1 || c.InFlight > pipebench.MaxInFlight:
-		return e("{InFlight} %d: want 1 to %d tokens in flight (the herd's writer waits for credits)", c.InFlight, pipebench.MaxInFlight)
+		return e(s("InFlight", c.InFlight), t(": want 1 to %d tokens in flight (the herd's writer waits for credits)", pipebench.MaxInFlight))
 	case c.Mode != Threads && c.Mode != Processes:
-		return e("{Mode} %v: want threads or processes", c.Mode)
+		return e(s("Mode", c.Mode), t(": want threads or processes"))
 	case c.Rounds < 0 || c.Rounds > MaxRounds:
-		return e("{Rounds} %d: want 1 to %d rounds", c.Rounds, MaxRounds)
+		return e(s("Rounds", c.Rounds), t(": want 1 to %d rounds", MaxRounds))
 	case c.Duration <= 0:
-		return e("{Duration} %v: want a positive duration (each setting runs that long)", c.Duration)
+		return e(s("Duration", c.Duration), t(": want a positive duration (each setting runs that long)"))
 	case c.Interval <= 0 || c.Interval > c.Duration:
-		return e("{Interval} %v: want a positive interval no longer than {Duration} %v", c.Interval, c.Duration)
+		return e(s("Interval", c.Interval), t(": want a positive interval no longer than "), s("Duration", c.Duration))
 	}
 	return nil
 }

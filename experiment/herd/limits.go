@@ -39,12 +39,12 @@ func need(c *Config, base int) (parent, child int) {
 func plan(c *Config, base int, limit uint64, watches uint64) error {
 	parent, child := need(c, base)
 	if worst := max(parent, child); uint64(worst) > limit {
-		return pipebench.LimitErrorf(worst, limit, "{Pipes} %d with {Waiters} %d (%s) needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): use fewer pipes or waiters",
-			c.Pipes, c.Waiters, c.Mode, worst, limit)
+		return pipebench.NewLimitError(worst, limit, pipebench.Setting("Pipes", c.Pipes), pipebench.Text(" with "), pipebench.Setting("Waiters", c.Waiters),
+			pipebench.Text(" (%s) needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): use fewer pipes or waiters", c.Mode, worst, limit))
 	}
 	if w := uint64(c.Waiters) * uint64(c.Pipes+1); watches > 0 && w > watches {
-		return pipebench.LimitErrorf(int(w), watches, "{Pipes} %d with {Waiters} %d needs %d epoll registrations, more than fs.epoll.max_user_watches %d: use fewer pipes or waiters",
-			c.Pipes, c.Waiters, w, watches)
+		return pipebench.NewLimitError(int(w), watches, pipebench.Setting("Pipes", c.Pipes), pipebench.Text(" with "), pipebench.Setting("Waiters", c.Waiters),
+			pipebench.Text(" needs %d epoll registrations, more than fs.epoll.max_user_watches %d: use fewer pipes or waiters", w, watches))
 	}
 	return nil
 }

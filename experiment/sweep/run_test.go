@@ -72,7 +72,7 @@ func jobs(g Grid) []Job {
 
 func TestRunOutcomes(t *testing.T) {
 	g := Grid{Backends: []string{"poll", "epoll"}, Pipes: []int{10, 100, 1000}, InFlight: []int{1}}
-	limit := pipebench.LimitErrorf(2003, 2000, "{Pipes} %d needs %d descriptors: use {Pipes} %d or less", 1000, 2003, 998)
+	limit := pipebench.NewLimitError(2003, 2000, pipebench.Setting("Pipes", 1000), pipebench.Text(" needs %d descriptors: use ", 2003), pipebench.Setting("Pipes", 998), pipebench.Text(" or less"))
 	boom := errors.New("stalled: no event for 2s")
 	cases := []struct {
 		name string
@@ -146,7 +146,7 @@ func TestRunOutcomes(t *testing.T) {
 					return r, err
 				},
 				Reason: func(err error) string {
-					return pipebench.RenderError(err, func(field string) string { return "-" + strings.ToLower(field) })
+					return pipebench.RenderError(err, func(field, value string) string { return "-" + strings.ToLower(field) + " " + value })
 				},
 			})
 			if (err != nil) != c.wantErr {

@@ -54,25 +54,25 @@ type Config struct {
 // Validate reports the first setting that cannot run, a
 // *pipebench.ConfigError naming its Config field.
 func (c *Config) Validate() error {
-	e := pipebench.ConfigErrorf
+	e, s, t := pipebench.NewConfigError, pipebench.Setting, pipebench.Text
 	for _, d := range c.Timeouts {
 		if d <= 0 || d > MaxTimeout {
-			return e("{Timeouts} %v: want durations above 0 and at most %v", d, MaxTimeout)
+			return e(s("Timeouts", d), t(": want durations above 0 and at most %v", MaxTimeout))
 		}
 	}
 	for _, m := range c.Mechanisms {
 		if m < 0 || m >= numMechanisms {
-			return e("{Mechanisms} %v: unknown mechanism", m)
+			return e(s("Mechanisms", m), t(": unknown mechanism"))
 		}
 	}
 	if c.Samples < 0 || c.Samples > MaxSamples {
-		return e("{Samples} %d: want 1 to %d samples per point", c.Samples, MaxSamples)
+		return e(s("Samples", c.Samples), t(": want 1 to %d samples per point", MaxSamples))
 	}
 	if c.Rounds < 0 || c.Rounds > MaxRounds {
-		return e("{Rounds} %d: want 1 to %d rounds", c.Rounds, MaxRounds)
+		return e(s("Rounds", c.Rounds), t(": want 1 to %d rounds", MaxRounds))
 	}
 	if c.Slack < 0 {
-		return e("{Slack} %v: want a duration >= 0 (0 leaves the timer slack alone)", c.Slack)
+		return e(s("Slack", c.Slack), t(": want a duration >= 0 (0 leaves the timer slack alone)"))
 	}
 	return nil
 }
