@@ -68,6 +68,16 @@ func exclusiveSettings(s string) ([]bool, error) {
 	return nil, fmt.Errorf("unknown setting %q: want both, off or on", s)
 }
 
+// config is the herd's configuration of the parsed flags, unchecked:
+// herd.Run checks it (Config.Validate owns every rule of a herd).
+func (hf *herdFlags) config(stop <-chan struct{}) herd.Config {
+	cfg := herd.Config{Waiters: hf.waiters, Pipes: hf.pipes, InFlight: hf.inFlight, Seed: hf.seed,
+		Rounds: hf.count, Duration: hf.duration, Interval: hf.interval, Stop: stop}
+	cfg.Mode, _ = herd.ParseMode(hf.mode)
+	cfg.Exclusive, _ = exclusiveSettings(hf.exclusive)
+	return cfg
+}
+
 func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	fs := flag.NewFlagSet("herd", flag.ContinueOnError)
 	var hf herdFlags
@@ -79,10 +89,7 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 		return usageError(stderr, fmt.Errorf("herd: %w", err))
 	}
 	rec := recordOf("herd", fs, args)
-	cfg := herd.Config{Waiters: hf.waiters, Pipes: hf.pipes, InFlight: hf.inFlight, Seed: hf.seed,
-		Rounds: hf.count, Duration: hf.duration, Interval: hf.interval, Stop: stop}
-	cfg.Mode, _ = herd.ParseMode(hf.mode)
-	cfg.Exclusive, _ = exclusiveSettings(hf.exclusive)
+	cfg := hf.config(stop)
 	switch {
 	case hf.out.format == "text":
 		progress := &report.HerdProgress{W: stdout, Config: cfg}

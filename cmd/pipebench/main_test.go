@@ -7,11 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"flag"
 	"github.com/pipebench/pipebench/internal/child"
 	"github.com/pipebench/pipebench/internal/golden"
-	"github.com/pipebench/pipebench/pipebench"
-	"io"
 )
 
 // TestMain lets this test binary serve as its own writer process and herd
@@ -251,42 +248,5 @@ func TestInterrupt(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "interrupted after") || !strings.Contains(out.String(), "lost 0") {
 		t.Errorf("an interrupted run must still print its summary:\n%s", out.String())
-	}
-}
-
-// Every run the command refuses for its configuration, the library refuses
-// too: a rule enforced only by the command fails here. Left to the command
-// are the flags themselves (a bad value, an unknown flag, -f with -b) and
-// the output and summary settings, which are no part of a run's
-// configuration (-o, -format, -count, -warmup and the profiles).
-func TestLibraryRefusesWhatTheCommandRefuses(t *testing.T) {
-	outputOnly := regexp.MustCompile(`(^| )-(o|format|count|warmup|cpuprofile|kprofile|perfdata)( |$)`)
-	checked := 0
-	for _, c := range badInputs {
-		args := strings.Fields(c.args)
-		// warmup-all is -d 1s refused for the default -warmup 1.
-		if _, sub := subcommands[args[0]]; sub || outputOnly.MatchString(c.args) || strings.HasPrefix(c.name, "warmup-") {
-			continue
-		}
-		fs := flag.NewFlagSet("pipebench", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		var rf runFlags
-		rf.register(fs)
-		if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-			continue // refused as a flag
-		}
-		set := map[string]bool{}
-		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		cfg, err := rf.build(set)
-		if err != nil {
-			continue // refused as a combination of flags
-		}
-		checked++
-		if cfg.Validate() == nil && pipebench.Check(cfg, 0) == nil {
-			t.Errorf("%s: the command refuses %q, the library runs it", c.name, c.args)
-		}
-	}
-	if checked < 25 {
-		t.Errorf("only %d refused configurations checked: the filter is wrong", checked)
 	}
 }

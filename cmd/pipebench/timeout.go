@@ -31,22 +31,29 @@ medians across the repetitions, the JSON keeps every repetition.
 
 `
 
-func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
-	fs := flag.NewFlagSet("timeout", flag.ContinueOnError)
-	cfg := timeout.Config{
+// registerTimeout adds timeout's flags to fs: they set cfg, which the
+// flags' defaults fill, and out.
+func registerTimeout(fs *flag.FlagSet, cfg *timeout.Config, out *docOutput) {
+	*cfg = timeout.Config{
 		Timeouts:   append([]time.Duration(nil), timeout.DefaultTimeouts...),
 		Mechanisms: timeout.Mechanisms(),
 		Samples:    100,
+		Rounds:     1,
 	}
-	var out docOutput
 	fs.Var(listFlag[time.Duration]{v: &cfg.Timeouts, parse: timeoutItem}, "timeouts", "requested timeouts, comma-separated")
 	fs.Var(listFlag[timeout.Mechanism]{v: &cfg.Mechanisms, parse: timeout.ParseMechanism}, "mechanisms", "mechanisms to measure, comma-separated")
 	fs.Var(intFlag{&cfg.Samples, 1, timeout.MaxSamples, "samples"}, "samples", "samples per mechanism and timeout")
-	cfg.Rounds = 1
 	fs.Var(intFlag{&cfg.Rounds, 1, timeout.MaxRounds, "rounds"}, "count", "repeat the whole measurement this many times; the table shows the medians")
 	fs.Var(durationFlag{&cfg.Slack, time.Nanosecond, "leaves the thread's timer slack as inherited", time.Second}, "slack",
 		"timer slack (PR_SET_TIMERSLACK) of the measuring thread")
 	out.register(fs)
+}
+
+func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
+	fs := flag.NewFlagSet("timeout", flag.ContinueOnError)
+	var cfg timeout.Config
+	var out docOutput
+	registerTimeout(fs, &cfg, &out)
 	if code := parseSub(fs, args, timeoutHelp, stdout, stderr); code >= 0 {
 		return code
 	}
