@@ -84,3 +84,7 @@ func (h *LoopHarness) Received() []uint64 { return h.rd.received }
 
 // Tokens is the tokens received so far.
 func (h *LoopHarness) Tokens() uint64 { return h.ctr.tokens.Load() }
+
+// PlanRun is planRun: the writer mode and descriptor plan of c with base
+// descriptors open under limit, without the machine's own.
+func PlanRun(c *Config, base int, limit uint64) (runPlan, error) { return planRun(c, base, limit) }

@@ -11,9 +11,9 @@ import (
 // epoll descriptor and its wake-up eventfd, and a spare.
 const childBaseFDs = 7
 
-// Plan is the writer mode chosen for a run and the descriptor arithmetic
+// runPlan is the writer mode chosen for a run and the descriptor arithmetic
 // behind it.
-type Plan struct {
+type runPlan struct {
 	Writer WriterMode
 	// Reason says why auto chose the writer it chose; empty otherwise.
 	Reason string
@@ -39,9 +39,9 @@ func need(mode WriterMode, pipes, base, backendFDs, perChannel int) (reader, wri
 	}
 }
 
-// PlanRun decides the writer mode and checks that the run fits, before any
+// planRun decides the writer mode and checks that the run fits, before any
 // pipe is made. base is the number of descriptors already open.
-func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
+func planRun(c *Config, base int, limit uint64) (runPlan, error) {
 	// Each reader opens a backend instance of its own, nesting or not,
 	// unless they share one.
 	instances := c.readers()
@@ -59,7 +59,7 @@ func PlanRun(c *Config, base int, limit uint64) (Plan, error) {
 	}
 	fits := func(n int) bool { return uint64(n) <= limit }
 	mode := c.Writer
-	p := Plan{Limit: limit}
+	p := runPlan{Limit: limit}
 	if mode == WriterAuto {
 		// The first of the backend's modes that fits, else its last.
 		modes := c.Backend.candidates()

@@ -63,16 +63,16 @@ func Check(c Config, extraFDs int) error {
 
 // prepare validates c, raises the descriptor limit and plans the run with
 // extraFDs more descriptors open than now, before anything is made.
-func prepare(c Config, extraFDs int) (Config, Plan, error) {
+func prepare(c Config, extraFDs int) (Config, runPlan, error) {
 	cfg := c.withDefaults()
 	if err := cfg.Validate(); err != nil {
-		return cfg, Plan{}, err
+		return cfg, runPlan{}, err
 	}
 	limit, base, err := fdlimit.Budget()
 	if err != nil {
-		return cfg, Plan{}, err
+		return cfg, runPlan{}, err
 	}
-	plan, err := PlanRun(&cfg, base+extraFDs, limit)
+	plan, err := planRun(&cfg, base+extraFDs, limit)
 	if err == nil && cfg.Spread {
 		allowed, aerr := osthread.AllowedCPUs()
 		if aerr != nil {
@@ -86,7 +86,7 @@ func prepare(c Config, extraFDs int) (Config, Plan, error) {
 // run holds one benchmark's resources.
 type run struct {
 	cfg  Config
-	plan Plan
+	plan runPlan
 
 	be      Backend   // the first reader's instance
 	bes     []Backend // every reader's instance, be first
