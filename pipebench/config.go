@@ -80,74 +80,76 @@ const MaxInFlight = 4096
 // fit in the default 212992 bytes.
 const MaxUnixInFlight = 256
 
-// Config is one benchmark run.
+// Config is one benchmark run. Its JSON is the "config" block of a run's
+// record (stats/report), every setting: Backend as its name, durations in
+// nanoseconds, 0 for a default not chosen (WaitTimeout, StallAfter, ...).
 type Config struct {
 	// Pipes is how many pipes are made (-n).
-	Pipes int
+	Pipes int `json:"pipes"`
 	// InFlight is how many tokens circulate (-l); 0 means the writer never
 	// waits for credits (needs a writer thread or process).
-	InFlight int
+	InFlight int `json:"in_flight"`
 	// Backend is the readiness mechanism (-b); Bypass for none (-f).
-	Backend *Factory
+	Backend *Factory `json:"backend"`
 	// Writer says who forwards tokens.
-	Writer WriterMode
+	Writer WriterMode `json:"writer"`
 	// Route picks the next pipe.
-	Route Route
+	Route Route `json:"route"`
 	// Seed seeds the random route.
-	Seed uint64
+	Seed uint64 `json:"seed"`
 	// Duration is how long the measured window lasts; 0 runs until Stop.
-	Duration time.Duration
+	Duration time.Duration `json:"duration_ns"`
 	// Interval is the reporting interval (-i).
-	Interval time.Duration
+	Interval time.Duration `json:"interval_ns"`
 	// WaitTimeout bounds each readiness call so that the reader notices a
 	// stop request; calls that time out are counted as empty. Default 100ms.
-	WaitTimeout time.Duration
+	WaitTimeout time.Duration `json:"wait_timeout_ns"`
 	// StallAfter ends the run with a StallError when no event arrives for this
 	// long. Default: the larger of three intervals and 2 s.
-	StallAfter time.Duration
+	StallAfter time.Duration `json:"stall_after_ns"`
 	// Source is the kind of descriptor tokens travel through (-fd).
-	Source Source
+	Source Source `json:"source"`
 	// Churn removes and re-adds this many descriptors, chosen at random,
 	// after every readiness call that returned events (-churn): epoll pays
 	// two epoll_ctl calls per change, poll and select an edit of their
 	// arrays.
-	Churn int
+	Churn int `json:"churn"`
 	// Delay sleeps this long before every readiness call (-delay), the
 	// "sleep hack" that batches events at the cost of latency.
-	Delay time.Duration
+	Delay time.Duration `json:"delay_ns"`
 	// CPUs pins the measured threads (-cpu): one entry pins them all to
 	// that CPU; otherwise it names a CPU for each thread in order, the
 	// readers first, then the writers (a writer process's writer counts as
 	// one). Empty leaves placement to the scheduler, unless Spread.
-	CPUs []int
+	CPUs []int `json:"cpus,omitempty"`
 	// Spread pins the measured threads round-robin over the CPUs this
 	// process may run on (-cpu spread), the readers first, then the
 	// writers; CPUs must then be empty.
-	Spread bool
+	Spread bool `json:"cpu_spread,omitempty"`
 	// Readers is how many reader threads wait and read (-readers; 0 is
 	// one). Each has a backend instance of its own over its own share of
 	// the pipes, contiguous: reader k watches pipes k*Pipes/Readers up to
 	// (k+1)*Pipes/Readers (perf bench epoll wait's -m; how servers use
 	// epoll). Needs a writer thread.
-	Readers int
+	Readers int `json:"readers"`
 	// Writers is how many writer threads forward tokens (-writers; 0 is
 	// one), in thread mode: writer w owns the write ends of the pipes i
 	// with i mod Writers = w, routes its tokens among those pipes only, and
 	// gets back the credits of its own tokens, so that tokens and credits
 	// are conserved per writer. InFlight is shared out among them.
-	Writers int
+	Writers int `json:"writers"`
 	// MaxEvents is the most ready descriptors one readiness call may
 	// return (-maxevents): the length of the ready slice handed to
 	// Backend.Wait, which caps samples per call. 0 gives every pipe of the
 	// reader room (the reader's share of Pipes).
-	MaxEvents int
+	MaxEvents int `json:"maxevents"`
 	// Share makes every reader wait on one backend instance over all the
 	// pipes (-share, with Readers 2 or more, for a backend that declares
 	// Shares): perf bench epoll wait's combined queue, where any reader may
 	// be handed any pipe, instead of an instance per reader over its own
 	// share. A pipe reported to two readers is read by one and found empty
 	// by the other (counted as spurious).
-	Share bool
+	Share bool `json:"share"`
 	// Nest registers the pipes in an epoll set Nest levels below the one
 	// the reader waits on (-nest, epoll backends; 0 to MaxNest): the
 	// waited-on set watches the next one down, and so on, and the last
@@ -156,29 +158,41 @@ type Config struct {
 	// level, and one with timeout 0 on the bottom set for the descriptors:
 	// two system calls (pipebench's own definition; perf bench epoll
 	// wait's -N adds empty nested sets beside the descriptors instead).
-	Nest int
+	Nest int `json:"nest"`
 	// Latency makes every token carry its write time, 8 bytes, so that the
 	// reader records each token's write-to-read time; it costs a clock read
 	// per event and per token write.
-	Latency bool
+	Latency bool `json:"latency"`
 	// Stop, when closed, ends the run early; the result is still complete.
-	Stop <-chan struct{}
+	// It and the functions below are the caller's hooks into the run, not
+	// settings of it: the record leaves them out.
+	Stop <-chan struct{} `json:"-"`
 	// OnSetup is called once the pipes are ready and the reader and writer
 	// threads are waiting to start: the measured window begins when it
 	// returns (profilers start here).
-	OnSetup func(Setup)
+	OnSetup func(Setup) `json:"-"`
 	// OnDone is called as soon as the measured window ends, before teardown
 	// (profilers stop here).
-	OnDone func()
+	OnDone func() `json:"-"`
 	// Labels are pprof label key/value pairs ("backend", "epoll", ...) set
 	// on the reader and writer goroutines of this process, so that a Go CPU
 	// profile tells them apart; the harness adds "role" (reader, writer, or
 	// reader+writer in self mode) and "writer" (the mode that ran). Nil sets
 	// none.
-	Labels []string
+	Labels []string `json:"labels,omitempty"`
 	// OnInterval is called at the end of every full interval, from the
 	// reporting goroutine.
-	OnInterval func(Interval)
+	OnInterval func(Interval) `json:"-"`
+}
+
+// MarshalText writes a backend into JSON as its name (Config's record).
+func (f *Factory) MarshalText() ([]byte, error) { return []byte(f.Name), nil }
+
+// UnmarshalText reads a backend from a record: a Factory with its name
+// only, which names the backend and cannot open it (Validate refuses it).
+func (f *Factory) UnmarshalText(b []byte) error {
+	*f = Factory{Name: string(b)}
+	return nil
 }
 
 // Validate reports the first setting that cannot run, a *ConfigError

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"time"
-
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats/summary"
 )
@@ -18,43 +16,19 @@ type Document struct {
 	Error string `json:"error,omitempty"`
 }
 
-// Config is the configuration as the user gave it.
+// Config is the "config" block of a run's record: the run's
+// configuration as the user gave it (pipebench.Config, every setting, in
+// its own JSON), and how many times it ran and how many leading intervals
+// the summaries leave out, which are the invocation's, not the run's.
 type Config struct {
-	Backend  string               `json:"backend"`
-	Pipes    int                  `json:"pipes"`
-	InFlight int                  `json:"in_flight"`
-	Writer   pipebench.WriterMode `json:"writer"`
-	Route    pipebench.Route      `json:"route"`
-	Seed     uint64               `json:"seed"`
-	Duration time.Duration        `json:"duration_ns"`
-	Interval time.Duration        `json:"interval_ns"`
-	Count    int                  `json:"count"`
-	Warmup   int                  `json:"warmup_intervals"`
-	Latency  bool                 `json:"latency"`
-	// The settings that change what is measured beyond the workload's
-	// shape: -fd, -churn, -delay, -cpu, -readers, -writers, -maxevents,
-	// -nest, -share. Every flag with its value is in Record.Flags too.
-	Source    pipebench.Source `json:"source"`
-	Churn     int              `json:"churn"`
-	Delay     time.Duration    `json:"delay_ns"`
-	CPUs      []int            `json:"cpus,omitempty"`
-	Spread    bool             `json:"cpu_spread,omitempty"`
-	Readers   int              `json:"readers"`
-	Writers   int              `json:"writers"`
-	MaxEvents int              `json:"maxevents"`
-	Nest      int              `json:"nest"`
-	Share     bool             `json:"share"`
+	pipebench.Config
+	Count  int `json:"count"`
+	Warmup int `json:"warmup_intervals"`
 }
 
 // NewConfig describes cfg, run count times.
 func NewConfig(cfg *pipebench.Config, count, warmup int) Config {
-	return Config{
-		Backend: cfg.Backend.Name, Pipes: cfg.Pipes, InFlight: cfg.InFlight, Writer: cfg.Writer,
-		Route: cfg.Route, Seed: cfg.Seed, Duration: cfg.Duration, Interval: cfg.Interval,
-		Count: count, Warmup: warmup, Latency: cfg.Latency,
-		Source: cfg.Source, Churn: cfg.Churn, Delay: cfg.Delay, CPUs: cfg.CPUs, Spread: cfg.Spread,
-		Readers: cfg.Readers, Writers: cfg.Writers, MaxEvents: cfg.MaxEvents, Nest: cfg.Nest, Share: cfg.Share,
-	}
+	return Config{Config: *cfg, Count: count, Warmup: warmup}
 }
 
 // AddRun appends a finished run (res may be partial when err is set) and

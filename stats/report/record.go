@@ -16,10 +16,14 @@ import (
 const (
 	RecordFormat = "pipebench-record"
 	// RecordVersion is the version of the record format this pipebench
-	// writes and reads. Version 1 is the JSON before records had a format
-	// field; 2 adds it with the flags, the build and the machine's added
-	// facts, and the repetitions of sweep, herd, timeout and seeds (-count).
-	RecordVersion = 2
+	// writes. Version 1 is the JSON before records had a format field; 2
+	// adds it with the flags, the build and the machine's added facts, and
+	// the repetitions of sweep, herd, timeout and seeds (-count); 3 makes a
+	// run's config block pipebench.Config's JSON, every setting.
+	RecordVersion = 3
+	// OldestRecordVersion is the oldest version compare reads: versions 2
+	// and 3 differ in the config block only, which compare does not read.
+	OldestRecordVersion = 2
 )
 
 // Record is the head of every JSON output: Tool and Started were there

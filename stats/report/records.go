@@ -98,8 +98,8 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 		return nil, &RecordError{path, fmt.Sprintf("not a pipebench record (format %q, want %q)", head.Format, RecordFormat)}
 	case head.FormatVersion > RecordVersion:
 		return nil, &RecordError{path, fmt.Sprintf("record format version %d is newer than this pipebench reads (%d): compare it with a newer pipebench", head.FormatVersion, RecordVersion)}
-	case head.FormatVersion < 2:
-		return nil, &RecordError{path, fmt.Sprintf("record format version %d: want %d", head.FormatVersion, RecordVersion)}
+	case head.FormatVersion < OldestRecordVersion:
+		return nil, &RecordError{path, fmt.Sprintf("record format version %d: want %d to %d", head.FormatVersion, OldestRecordVersion, RecordVersion)}
 	}
 	l := &Loaded{Path: path, Record: head.Record}
 	switch head.Command {
