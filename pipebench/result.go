@@ -12,15 +12,14 @@ import (
 // process, over the measured window (internal/osthread).
 type Usage = osthread.Usage
 
-// Setup describes a run once its pipes are made, before it is measured.
+// Setup describes a run once its pipes are made, before it is measured:
+// the configuration it runs with, and what was decided when it was set up.
 type Setup struct {
-	Pipes    int        `json:"pipes"`
-	Backend  string     `json:"backend"`
-	Writer   WriterMode `json:"writer"`
-	InFlight int        `json:"in_flight"`
-	Route    Route      `json:"route"`
-	// Interval is the reporting interval.
-	Interval time.Duration `json:"interval_ns"`
+	// Config is the configuration the run runs with: Run's, with its
+	// defaults filled in (Readers and Writers at least 1, WaitTimeout,
+	// StallAfter), Writer the mode that runs (the one auto chose), and CPUs
+	// the list that Spread resolved. Its settings are Setup's own in JSON.
+	Config
 	// Reason says why auto chose the writer; empty when not chosen by auto.
 	Reason string `json:"writer_reason,omitempty"`
 	// Took is the time to make and register the pipes.
@@ -28,24 +27,6 @@ type Setup struct {
 	ReaderFDs int           `json:"reader_fds"`
 	WriterFDs int           `json:"writer_fds,omitempty"`
 	Limit     uint64        `json:"fd_limit"`
-	// Source is the kind of descriptor tokens travel through.
-	Source Source `json:"source"`
-	// Churn, Delay and CPUs echo the experiment settings of the run.
-	Churn int           `json:"churn,omitempty"`
-	Delay time.Duration `json:"delay_ns,omitempty"`
-	CPUs  []int         `json:"cpus,omitempty"`
-	// Spread is set when CPUs is -cpu spread's list.
-	Spread bool `json:"cpu_spread,omitempty"`
-	// Readers and Writers are how many reader and writer threads ran (a
-	// writer process or self mode counts as one writer); MaxEvents is
-	// Config.MaxEvents (0: each reader's share of the pipes); Nest and
-	// Share are Config.Nest and Config.Share (every reader then watches
-	// every pipe).
-	Readers   int  `json:"readers,omitempty"`
-	Writers   int  `json:"writers,omitempty"`
-	MaxEvents int  `json:"maxevents,omitempty"`
-	Nest      int  `json:"nest,omitempty"`
-	Share     bool `json:"share,omitempty"`
 	// NoWaitCall is set when samples per call does not apply.
 	NoWaitCall bool `json:"no_wait_call"`
 	// Driver is set when the backend reads for itself on goroutines (its

@@ -164,12 +164,13 @@ func (r *run) setup() error {
 		}
 	}
 	wtid := r.res.Setup.WriterTID
+	ran := *cfg
+	ran.Writer = mode
+	// The hooks are the caller's, not the run's settings.
+	ran.Stop, ran.OnSetup, ran.OnDone, ran.OnInterval = nil, nil, nil, nil
 	r.res.Setup = Setup{
-		WriterTID: wtid, PID: unix.Getpid(), WriterPID: unix.Getpid(),
-		Pipes: cfg.Pipes, Backend: cfg.Backend.Name, Writer: mode, InFlight: cfg.InFlight, Route: cfg.Route, Interval: cfg.Interval,
-		Reason: r.plan.Reason, Took: time.Since(t0), ReaderFDs: r.plan.ReaderFDs, WriterFDs: r.plan.WriterFDs,
-		Limit: r.plan.Limit, Source: cfg.Source, Churn: cfg.Churn, Delay: cfg.Delay, CPUs: cfg.CPUs, Spread: cfg.Spread,
-		Readers: cfg.Readers, Writers: cfg.Writers, MaxEvents: cfg.MaxEvents, Nest: cfg.Nest, Share: cfg.Share,
+		Config: ran, WriterTID: wtid, PID: unix.Getpid(), WriterPID: unix.Getpid(),
+		Reason: r.plan.Reason, Took: time.Since(t0), ReaderFDs: r.plan.ReaderFDs, WriterFDs: r.plan.WriterFDs, Limit: r.plan.Limit,
 		NoWaitCall: cfg.Backend.Features.Has(NoWaitCall),
 		Driver:     r.goroutines(),
 		Ring:       cfg.Backend.Features.Has(RingQueued),

@@ -52,7 +52,7 @@ func TestGridKeysPerReader(t *testing.T) {
 
 // fakeResult is a finished run whose intervals carry the given evts/sec.
 func fakeResult(writer pipebench.WriterMode, rates ...float64) *pipebench.Result {
-	res := &pipebench.Result{Setup: pipebench.Setup{Writer: writer}}
+	res := &pipebench.Result{Setup: pipebench.Setup{Config: pipebench.Config{Writer: writer}}}
 	for i, r := range rates {
 		res.Intervals = append(res.Intervals, pipebench.Interval{Index: i + 1, Seconds: 1, EventsPerSec: r, Counts: pipebench.Counts{Events: uint64(r), Tokens: uint64(r)}})
 		res.Totals.Events += uint64(r)

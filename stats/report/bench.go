@@ -55,7 +55,7 @@ func (b *Bench) Setup(run int, s pipebench.Setup) error {
 // its depth, so that benchstat never takes two such runs for one
 // configuration.
 func Name(s pipebench.Setup) string {
-	name := fmt.Sprintf("BenchmarkPipes/backend=%s/pipes=%d/inflight=%d/writer=%s", s.Backend, s.Pipes, s.InFlight, s.Writer)
+	name := fmt.Sprintf("BenchmarkPipes/backend=%s/pipes=%d/inflight=%d/writer=%s", s.Backend.Name, s.Pipes, s.InFlight, s.Writer)
 	if s.Readers > 1 || s.Writers > 1 {
 		name += fmt.Sprintf("/readers=%d/writers=%d", s.Readers, s.Writers)
 	}

@@ -72,7 +72,7 @@ func (c *CSV) Interval(run int, iv pipebench.Interval) error {
 		warmup = "1"
 	}
 	row := []string{
-		strconv.Itoa(run), strconv.Itoa(iv.Index), warmup, c.setup.Backend, strconv.Itoa(c.setup.Pipes),
+		strconv.Itoa(run), strconv.Itoa(iv.Index), warmup, c.setup.Backend.Name, strconv.Itoa(c.setup.Pipes),
 		strconv.Itoa(c.setup.InFlight), c.setup.Writer.String(), f(iv.Seconds),
 		u(iv.Events), u(iv.Tokens), u(iv.Calls), u(iv.EmptyCalls), u(iv.Reads), u(iv.Writes), u(iv.Ctl), u(iv.Spurious), u(iv.WaitSyscalls),
 		f(iv.EventsPerSec), f(iv.TokensPerSec), spc,

@@ -34,7 +34,7 @@ func SetupLine(s pipebench.Setup) string {
 	if s.Reason != "" {
 		how += ": " + s.Reason
 	}
-	return fmt.Sprintf("%d %s setup (%s, writer %s)", s.Pipes, channelNoun(s.Source), s.Backend, how)
+	return fmt.Sprintf("%d %s setup (%s, writer %s)", s.Pipes, channelNoun(s.Source), s.Backend.Name, how)
 }
 
 func channelNoun(s pipebench.Source) string {
@@ -127,7 +127,7 @@ func (t *Text) RunDone(r *summary.Run) error {
 	if st.InFlight == 0 {
 		inflight = "unbounded"
 	}
-	t.printf("--- %s, %d %s, %s tokens in flight, writer %s%s, %s", st.Backend, st.Pipes, channelNoun(st.Source), inflight, st.Writer, settings(st), window(res))
+	t.printf("--- %s, %d %s, %s tokens in flight, writer %s%s, %s", st.Backend.Name, st.Pipes, channelNoun(st.Source), inflight, st.Writer, settings(st), window(res))
 	switch e, n := s.EventsPerSec, len(res.Intervals); {
 	case e.N > 1:
 		t.printf("evts/sec       median %.0f  mean %.0f  sd %.0f  min %.0f  max %.0f", e.Median, e.Mean, e.StdDev, e.Min, e.Max)

@@ -12,7 +12,8 @@ import (
 // Fixture is a hand-made result: 4 intervals of 1 s with known counts.
 func Fixture() *pipebench.Result {
 	res := &pipebench.Result{
-		Setup: pipebench.Setup{Pipes: 1000, Backend: "epoll", Writer: pipebench.WriterThread, InFlight: 10, Interval: time.Second,
+		Setup: pipebench.Setup{Config: pipebench.Config{Pipes: 1000, Backend: &pipebench.Factory{Name: "epoll"}, Writer: pipebench.WriterThread, InFlight: 10,
+			Duration: 4 * time.Second, Interval: time.Second, Seed: 1, Readers: 1, Writers: 1},
 			Took: 25 * time.Millisecond, ReaderFDs: 2010, Limit: 20000},
 		Elapsed: 4 * time.Second,
 	}
