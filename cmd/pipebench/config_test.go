@@ -37,21 +37,34 @@ var notConfig = map[string]map[string]string{
 		"format": "output format",
 		"o":      "output file",
 	},
+	// sweep's lists (-b, -n, -l, -readers, -writers) set a field of each
+	// point's Config, one value a point; the rest are the run's flags.
+	"sweep": {
+		"format":    "output format",
+		"o":         "output file",
+		"count":     "rounds: every point once a round",
+		"warmup":    "intervals the summary leaves out",
+		"pipes-per": "what -n counts: the points' Pipes are made from it and -readers or -writers",
+		"plot":      "output file",
+		"ratios":    "columns of the table",
+		"ref":       "reference table drawn on the plot",
+		"unit":      "the table's unit",
+	},
 }
 
-// TestEveryFlagIsAConfigField: every flag of a run, of herd and of timeout
-// sets a field of its Config (through fieldFlags, the map the command's
+// TestEveryFlagIsAConfigField: every flag of a run, of sweep, of herd and of
+// timeout sets a field of its Config (through fieldFlags, the map the command's
 // errors name flags by), or is listed in notConfig with the reason: a flag
 // added to the command without a Config field fails here.
 func TestEveryFlagIsAConfigField(t *testing.T) {
-	for sub, config := range map[string]any{"": pipebench.Config{}, "herd": herd.Config{}, "timeout": timeout.Config{}} {
+	for sub, config := range map[string]any{"": pipebench.Config{}, "sweep": pipebench.Config{}, "herd": herd.Config{}, "timeout": timeout.Config{}} {
 		fields := reflect.TypeOf(config)
 		cmd, args := "pipebench", []string{"-h"}
 		if sub != "" {
 			cmd, args = "pipebench "+sub, []string{sub, "-h"}
 		}
 		_, help, _ := invoke(t, args...)
-		flags := regexp.MustCompile(`(?m)^  -([a-z0-9]+)`).FindAllStringSubmatch(help, -1)
+		flags := regexp.MustCompile(`(?m)^  -([a-z0-9-]+)`).FindAllStringSubmatch(help, -1)
 		if len(flags) < 5 {
 			t.Fatalf("%s -h lists %d flags: the pattern is wrong", cmd, len(flags))
 		}
