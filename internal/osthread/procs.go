@@ -1,7 +1,8 @@
 // Package osthread holds what pipebench's measured threads need from the Go
 // runtime and the kernel: a P of their own for as long as they are measured
-// (LendPs), a CPU to run on (Pin, AllowedCPUs), and their CPU time and
-// context switches (Usage, from getrusage).
+// (LendPs), a CPU to run on (Pin, AllowedCPUs), their CPU time and
+// context switches (Usage, from getrusage), and how often the CPUs they may
+// run on halted for want of work (Halts, from cpuidle).
 //
 // A measured thread (the reader, a writer thread, a timeout sleeper) is a
 // goroutine locked to its OS thread that sleeps in the kernel with a raw
