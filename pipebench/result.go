@@ -12,6 +12,10 @@ import (
 // process, over the measured window (internal/osthread).
 type Usage = osthread.Usage
 
+// Halts are the idle-state entries of the CPUs a run may use over its
+// measured window, POLL left out (internal/osthread).
+type Halts = osthread.Halts
+
 // Setup describes a run once its pipes are made, before it is measured:
 // the configuration it runs with, and what was decided when it was set up.
 type Setup struct {
@@ -153,6 +157,10 @@ type Result struct {
 	// the reading process (KernelThread: io_uring's SQPOLL thread), part
 	// of Process; nil when there is none.
 	KernelThread *ThreadUsage `json:"kernel_thread,omitempty"`
+	// Halts are the entries into an idle state of the CPUs the process
+	// may run on, read when the window opens and when it closes; no count
+	// (Halts.Entries nil) where cpuidle is absent or was not read.
+	Halts Halts `json:"halts"`
 }
 
 // ReaderResult is one reader thread's part of a run with several readers or

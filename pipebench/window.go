@@ -224,7 +224,7 @@ func (r *run) newWriter(w int) *tokens.Writer {
 }
 
 // window is what the window's start was: its time, the ctl count and CPU
-// clocks then, and the process's usage meter.
+// clocks then, and the meters of the process's usage and the CPUs' halts.
 type window struct {
 	t0      time.Time
 	ctl0    uint64
@@ -232,6 +232,7 @@ type window struct {
 	cpu0    CPUTimes
 	process osthread.Meter
 	kernel  *kernelMeter // the backend's kernel thread, if it runs one
+	halts   osthread.HaltMeter
 }
 
 // openWindow calls OnSetup, then opens the window: the threads start, and
@@ -241,7 +242,7 @@ func (r *run) openWindow(th *threads) window {
 		r.cfg.OnSetup(r.res.Setup)
 	}
 	clocks := newCPUClocks(r.res.Setup, r.plan.Writer == WriterThread)
-	w := window{clocks: clocks, process: osthread.StartUsage(unix.RUSAGE_SELF), kernel: r.startKernelThread()}
+	w := window{clocks: clocks, process: osthread.StartUsage(unix.RUSAGE_SELF), kernel: r.startKernelThread(), halts: osthread.StartHalts()}
 	// Setup's registrations are not part of the measured window.
 	w.ctl0 = r.ctlNow()
 	w.cpu0 = clocks.read(CPUTimes{})
@@ -276,6 +277,7 @@ func (r *run) closeWindow(rds []*reader, th *threads, w window) {
 	}
 	r.awaitReader(th.readDone)
 	r.res.Elapsed = time.Since(w.t0)
+	r.res.Halts = w.halts.Stop()
 	kt, err := w.kernel.stop()
 	if err != nil {
 		r.fail(err)
