@@ -3,6 +3,7 @@ package osthread
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,24 +12,32 @@ import (
 
 // TestHaltsHere: on a machine with cpuidle, a window in which this process
 // sleeps lets a CPU it may use go idle: the count is present and above 0.
+// A machine kept busy by others may not idle in one short window; it gets
+// up to 40 of them.
 func TestHaltsHere(t *testing.T) {
 	if _, err := os.Stat(CPURoot + "/cpu0/cpuidle"); err != nil {
 		t.Skipf("no cpuidle here: %v", err)
 	}
-	m := StartHalts()
-	time.Sleep(50 * time.Millisecond)
-	h := m.Stop()
 	cpus, err := AllowedCPUs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Missing != "" || h.Entries == nil {
+	var h Halts
+	for range 40 {
+		m := StartHalts()
+		time.Sleep(50 * time.Millisecond)
+		h = m.Stop()
+		if h.Entries == nil || *h.Entries > 0 {
+			break
+		}
+	}
+	switch {
+	case h.Missing != "" || h.Entries == nil:
 		t.Fatalf("halts over a 50ms sleep: missing (%q), want a count", h.Missing)
+	case *h.Entries == 0:
+		t.Errorf("no idle-state entry on CPUs %v in 40 windows of a 50ms sleep", h.CPUs)
 	}
-	if *h.Entries == 0 {
-		t.Errorf("no idle-state entry on CPUs %v over a 50ms sleep", h.CPUs)
-	}
-	if len(h.CPUs) != len(cpus) {
+	if !slices.Equal(h.CPUs, cpus) {
 		t.Errorf("counted CPUs %v, want the affinity mask's %v", h.CPUs, cpus)
 	}
 }
