@@ -84,6 +84,34 @@ func settings(s pipebench.Setup) string {
 	return b.String()
 }
 
+// HaltsLine formats the CPUs' halts per event: "halts/evt      0.2874
+// (idle-state entries of CPUs 0-1, POLL left out)", or "-" and why they
+// were not counted.
+func HaltsLine(res *pipebench.Result, s summary.Summary) string {
+	if s.HaltsPerEvent == nil {
+		return fmt.Sprintf("halts/evt      -  (%s)", s.HaltsMissing)
+	}
+	return fmt.Sprintf("halts/evt      %s  (idle-state entries of CPUs %s, POLL left out)", ratio4(*s.HaltsPerEvent), cpuRanges(res.Halts.CPUs))
+}
+
+// cpuRanges lists CPUs as the kernel's cpulist does: "0-3,6".
+func cpuRanges(cpus []int) string {
+	var parts []string
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", cpus[i], cpus[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(cpus[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ",")
+}
+
 // IntervalLine formats one interval as epoll_pipe_bench did:
 // "171444 evts/sec 1 samples per call". Without a readiness call the line
 // carries evts/sec alone, as seed 001's -f run did.
@@ -180,6 +208,7 @@ func (t *Text) RunDone(r *summary.Run) error {
 		t.printf("  %-16s %9s %9s %9s %10.1f %10.1f %11s %11s %9s %9s", c.Who, Nanos(c.CPUPerEvent), optNanos(c.UserPerEvent), optNanos(c.SystemPerEvent),
 			c.VoluntaryPerSec, c.InvoluntaryPerSec, ratio4(c.VoluntaryPerEvent), ratio4(c.InvoluntaryPerEvent), mig, optNanos(c.RunDelayPerEvent))
 	}
+	t.printf("%s", HaltsLine(res, s))
 	if l := s.Latency; l != nil {
 		t.printf("latency        p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%d tokens, write to read)",
 			Nanos(l.P50), Nanos(l.P90), Nanos(l.P99), Nanos(l.P999), Nanos(float64(l.Max)), l.Tokens)

@@ -64,6 +64,12 @@ type Summary struct {
 	// for a driver that does its I/O in a ring (Setup.Ring and
 	// Setup.NoWaitCall); 0 otherwise.
 	CompletionsPerEnter float64 `json:"completions_per_enter,omitempty"`
+	// HaltsPerEvent is the idle-state entries of the CPUs the run may use
+	// (Result.Halts, POLL left out) per event, over the whole window: how
+	// often a CPU halted and had to be woken. nil where they were not
+	// counted, and HaltsMissing says why.
+	HaltsPerEvent *float64 `json:"halts_per_event"`
+	HaltsMissing  string   `json:"halts_missing,omitempty"`
 	// Readers are the per-reader figures when the run has several readers
 	// or writers; nil otherwise.
 	Readers *Readers `json:"readers,omitempty"`
@@ -140,6 +146,7 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	if RingIO(res.Setup) {
 		s.CompletionsPerEnter = stats.PerEvent(t.Completions, t.WaitSyscalls)
 	}
+	s.HaltsPerEvent, s.HaltsMissing = haltsPerEvent(res)
 	s.Readers = readers(res, ivs)
 	s.Costs = costs(res)
 	if l := &res.Latency; l.Count() > 0 {
@@ -159,6 +166,9 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	}
 	s.Warnings = append(s.Warnings, restWarnings(res)...)
 	if w := lateWarning(res); w != "" {
+		s.Warnings = append(s.Warnings, w)
+	}
+	if w := haltWarning(res, s.HaltsPerEvent); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
 	if c := h.Clamped(); c > 0 {

@@ -45,6 +45,10 @@ func Fixture() *pipebench.Result {
 	res.ReaderThread = pipebench.Usage{User: 42 * time.Millisecond, System: 420 * time.Millisecond, Voluntary: 4000, Involuntary: 40}
 	res.WriterThread = pipebench.Usage{User: 40 * time.Millisecond, System: 400 * time.Millisecond, Voluntary: 8000, Involuntary: 80}
 	res.Process = res.ReaderThread.Add(res.WriterThread).Add(FixtureRest)
+	// 0.7 halts per event on two CPUs, unpinned: the run the halts warning
+	// is for.
+	halts := uint64(294000)
+	res.Halts = pipebench.Halts{CPUs: []int{0, 1}, Entries: &halts}
 	return res
 }
 
