@@ -145,6 +145,10 @@ type figuresJSON struct {
 		P50 float64 `json:"p50_ns"`
 		P99 float64 `json:"p99_ns"`
 	} `json:"latency"`
+
+	// HaltsPerEvent is a run's; nil where it did not count them (a
+	// sweep's point, an older record, a machine without cpuidle).
+	HaltsPerEvent *float64 `json:"halts_per_event"`
 }
 
 type runJSON struct {
@@ -176,6 +180,10 @@ var (
 	mCPU     = Metric{"cpu/token (ns)", compare.LowerIsBetter}
 	mP50     = Metric{"latency p50 (ns)", compare.LowerIsBetter}
 	mP99     = Metric{"latency p99 (ns)", compare.LowerIsBetter}
+
+	// Halts per event are where the scheduler put the reader and writer
+	// (one CPU or two), not a cost of the program: neither way is better.
+	mHalts = Metric{"halts/evt", compare.Neutral}
 )
 
 // addFigures adds one repetition's figures to s.
@@ -187,6 +195,9 @@ func (s *Sampled) addFigures(evts float64, f *figuresJSON) {
 	}
 	s.add(mSys, f.SyscallsPerToken)
 	s.add(mCPU, f.CPUPerToken)
+	if f.HaltsPerEvent != nil {
+		s.add(mHalts, *f.HaltsPerEvent)
+	}
 	for _, c := range f.Costs {
 		s.add(Metric{"cpu/evt " + c.Who + " (ns)", compare.LowerIsBetter}, c.CPU)
 	}

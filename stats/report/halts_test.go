@@ -1,0 +1,86 @@
+package report_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/stats/compare"
+	"github.com/pipebench/pipebench/stats/report"
+	"github.com/pipebench/pipebench/stats/report/reporttest"
+)
+
+// haltsRecord is a JSON record of three fixture runs with these halts
+// (nil: not counted, as a record of an older pipebench).
+func haltsRecord(t *testing.T, halts []*uint64) *report.Loaded {
+	t.Helper()
+	var b bytes.Buffer
+	w, err := report.New("json", &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := reporttest.FixtureDoc()
+	if err := w.Start(d); err != nil {
+		t.Fatal(err)
+	}
+	for i, h := range halts {
+		res := reporttest.Fixture()
+		res.Halts = pipebench.Halts{CPUs: []int{0, 1}, Entries: h}
+		w.Setup(i+1, res.Setup)
+		if err := w.RunDone(d.AddRun(res, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Finish(d); err != nil {
+		t.Fatal(err)
+	}
+	l, err := report.ParseRecord("halts.json", b.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// TestCompareHalts: compare shows each record's halts per event, a
+// placement rather than a cost: neither way is better. A record without
+// them has no such row.
+func TestCompareHalts(t *testing.T) {
+	n := func(x uint64) *uint64 { return &x }
+	// The fixture's 420000 events: 0.1, 0.2, 0.3 and 0.7, 0.8, 0.9 halts/evt.
+	a := haltsRecord(t, []*uint64{n(42000), n(84000), n(126000)})
+	b := haltsRecord(t, []*uint64{n(294000), n(336000), n(378000)})
+	old := haltsRecord(t, []*uint64{nil, nil, nil})
+	c, err := report.NewComparison(report.Record{}, []*report.Loaded{a, b}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, r := range c.Configs[0].Rows {
+		if r.Metric != "halts/evt" {
+			continue
+		}
+		found = true
+		if r.Direction != "no better way" {
+			t.Errorf("halts/evt: direction %q, want no better way", r.Direction)
+		}
+		if len(r.Summaries) != 2 || r.Summaries[0].Median != 0.2 || r.Summaries[1].Median != 0.8 {
+			t.Errorf("halts/evt medians %+v, want 0.2 and 0.8", r.Summaries)
+		}
+		if len(r.Changes) != 1 || r.Changes[0].Verdict == compare.Better || r.Changes[0].Verdict == compare.Worse {
+			t.Errorf("halts/evt changes %+v, want one, neither better nor worse", r.Changes)
+		}
+	}
+	if !found {
+		t.Error("compare shows no halts/evt row")
+	}
+	c, err = report.NewComparison(report.Record{}, []*report.Loaded{old, old}, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range c.Configs[0].Rows {
+		if strings.HasPrefix(r.Metric, "halts") {
+			t.Errorf("records without halts: a %s row %+v", r.Metric, r.Summaries)
+		}
+	}
+}
