@@ -71,10 +71,14 @@ func intervalLines(lines []string) []string {
 // (TestDescriptorBudget) the reason no descriptor was left to read them.
 var schedRe = regexp.MustCompile(`^sched          (reader|writer) thread  (vol cs/evt [0-9.e+-]+  invol cs/evt [0-9.e+-]+  migr/evt [0-9.e+-]+  runq/evt \S+|not read: /proc/thread-self: Too many open files)$`)
 
+// haltsRe is the CPUs' sched line: the CPUs the run may use, and their
+// halts per event or "-" and why they were not counted.
+var haltsRe = regexp.MustCompile(`^sched          CPUs (\S+) +halts/evt ([0-9.e+-]+|-  \((.+)\))$`)
+
 // TestSchedLines: the yardstick prints the scheduler's figures per event
 // for its measured threads, in the words of pipebench's cost table: the
 // reader's alone in self mode, the writer's too with a writer thread or
-// process.
+// process; then the CPUs' halts.
 func TestSchedLines(t *testing.T) {
 	if _, err := os.Stat("/proc/thread-self/sched"); err != nil {
 		t.Skipf("this kernel shows no /proc/thread-self/sched: %v", err)
@@ -92,12 +96,14 @@ func TestSchedLines(t *testing.T) {
 		for _, l := range strings.Split(stdout, "\n") {
 			if m := schedRe.FindStringSubmatch(l); m != nil {
 				got = append(got, m[1])
+			} else if haltsRe.MatchString(l) {
+				got = append(got, "CPUs")
 			} else if strings.HasPrefix(l, "sched") {
 				t.Errorf("-writer %s: line %q is not a sched line", c.writer, l)
 			}
 		}
-		if strings.Join(got, " ") != strings.Join(c.want, " ") {
-			t.Errorf("-writer %s: sched lines for %q, want %q", c.writer, got, c.want)
+		if want := append(c.want, "CPUs"); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("-writer %s: sched lines for %q, want %q", c.writer, got, want)
 		}
 	}
 }

@@ -149,11 +149,13 @@ func checkTokens(t *testing.T, tk tokens, inFlight int64) {
 func checkRun(t *testing.T, stdout, backend, writer string, pipes, inFlight int, extra []string) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-	// the scheduler's figures: the reader's, and a writer's
-	sched := 1
+	// the scheduler's figures: the reader's, a writer's, and the CPUs'
+	// halts
+	threads := 1
 	if writer != "self" {
-		sched++
+		threads++
 	}
+	sched := threads + 1
 	summary := 6 + sched
 	if writer != "self" && inFlight > 0 {
 		summary++ // how the writer waits for credits
@@ -196,10 +198,13 @@ func checkRun(t *testing.T, stdout, backend, writer string, pipes, inFlight int,
 			t.Errorf("per-event line %q: want the writer's writes counted (at least 1 per event)", lines[7])
 		}
 	}
-	for k, who := range []string{"reader", "writer"}[:sched] {
+	for k, who := range []string{"reader", "writer"}[:threads] {
 		if m := schedRe.FindStringSubmatch(lines[8+k]); m == nil || m[1] != who {
 			t.Errorf("sched line %q: want the %s thread's, matching %v", lines[8+k], who, schedRe)
 		}
+	}
+	if !haltsRe.MatchString(lines[8+threads]) {
+		t.Errorf("sched line %q: want the CPUs' halts, matching %v", lines[8+threads], haltsRe)
 	}
 	if m := timingRe.FindStringSubmatch(lines[8+sched]); m == nil || m[1] != strconv.Itoa(pipes) {
 		t.Errorf("setup timing line %q does not match %v for %d pipes", lines[8+sched], timingRe, pipes)
@@ -723,4 +728,81 @@ func lastLine(lines []string, prefix string) string {
 		}
 	}
 	return ""
+}
+
+// cpuList is the kernel's cpulist of the CPUs set in s: "0-3,6".
+func cpuList(s *unix.CPUSet) string {
+	var parts []string
+	for cpu := 0; cpu < 1024; cpu++ {
+		if !s.IsSet(cpu) {
+			continue
+		}
+		last := cpu
+		for last+1 < 1024 && s.IsSet(last+1) {
+			last++
+		}
+		if last > cpu {
+			parts = append(parts, fmt.Sprintf("%d-%d", cpu, last))
+		} else {
+			parts = append(parts, strconv.Itoa(cpu))
+		}
+		cpu = last
+	}
+	return strings.Join(parts, ",")
+}
+
+// TestHaltsLine: the yardstick counts the halts of the CPUs it may use,
+// as pipebench does: its affinity mask (under taskset, the CPU it was
+// confined to), and a figure where the machine shows cpuidle, "-" with
+// the reason where it does not.
+func TestHaltsLine(t *testing.T) {
+	bin := build(t)
+	var mask unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &mask); err != nil {
+		t.Fatal(err)
+	}
+	_, statErr := os.Stat("/sys/devices/system/cpu/cpu0/cpuidle")
+	args := []string{"-b", "epoll", "-n", "10", "-l", "1", "-writer", "thread", "-d", "300ms", "-i", "100ms"}
+	cases := []struct {
+		name string
+		cmd  *exec.Cmd
+		cpus string
+	}{{"unconfined", exec.Command(bin, args...), cpuList(&mask)}}
+	if ts, err := exec.LookPath("taskset"); err == nil {
+		first := 0
+		for !mask.IsSet(first) {
+			first++
+		}
+		cases = append(cases, struct {
+			name string
+			cmd  *exec.Cmd
+			cpus string
+		}{"taskset", exec.Command(ts, append([]string{"-c", strconv.Itoa(first), bin}, args...)...), strconv.Itoa(first)})
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t, c.cmd)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			var found []string
+			for _, l := range strings.Split(stdout, "\n") {
+				if m := haltsRe.FindStringSubmatch(l); m != nil {
+					found = append(found, l)
+					if m[1] != c.cpus {
+						t.Errorf("%q: halts of CPUs %s, want %s", l, m[1], c.cpus)
+					}
+					switch {
+					case statErr == nil && m[2][0] == '-':
+						t.Errorf("%q: no figure, but this machine shows cpuidle", l)
+					case statErr != nil && !strings.Contains(m[3], "no cpuidle"):
+						t.Errorf("%q: want - and the reason: this machine has no cpuidle (%v)", l, statErr)
+					}
+				}
+			}
+			if len(found) != 1 {
+				t.Errorf("CPUs' sched lines %q, want one:\n%s", found, stdout)
+			}
+		})
+	}
 }

@@ -2,7 +2,8 @@
  * common.h: what the yardstick's C programs (yardstick.c, herd.c,
  * timeout.c) share, so that none carries a copy: failures and their one
  * line, the token route, the clock, Go-style flags and durations, the
- * descriptor limit, medians, and pipebench's credit-driven token writer.
+ * descriptor limit, medians, the scheduler's view of a thread and the
+ * CPUs' halts, and pipebench's credit-driven token writer.
  *
  * Each program defines PROG (its name, the prefix of its error lines)
  * before including it. Everything here is static: a function a program
@@ -18,9 +19,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -483,6 +486,128 @@ static void print_sched(const char *who, struct sched_use u, uint64_t events)
 	printf("sched          %-14s vol cs/evt %.4g  invol cs/evt %.4g  migr/evt %.4g  runq/evt %s\n", who,
 	       per((uint64_t)u.vol, events), per((uint64_t)u.invol, events), per((uint64_t)u.mig, events),
 	       nanos(per((uint64_t)(u.delay_ns > 0 ? u.delay_ns : 0), events), b, sizeof b));
+}
+
+/* ---- the CPUs' halts ------------------------------------------------------ */
+
+/* halts_use is how often the CPUs this process may run on (its affinity
+ * mask, as taskset set it) entered an idle state, as pipebench counts them
+ * (internal/osthread's Halts): cpuidle's usage of every state but POLL,
+ * summed over the CPUs. POLL is left out: a CPU in it spins in its idle
+ * loop, it does not halt. ok is 0 where they could not be counted, and why
+ * says why: no cpuidle (another idle driver or none, a container), POLL
+ * alone, or a file that could not be read (EMFILE at an exact descriptor
+ * budget). cpus lists the CPUs counted as the kernel's cpulist does. */
+struct halts_use {
+	unsigned long long entries;
+	int ok;
+	char cpus[128];
+	char why[200];
+};
+
+/* read_small reads a small sysfs file into buf, NUL-terminated: the number
+ * of bytes, or -1 with errno set. */
+static ssize_t read_small(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, size - 1);
+	int e = errno;
+	close(fd);
+	errno = e;
+	if (n >= 0)
+		buf[n] = 0;
+	return n;
+}
+
+static struct halts_use halts_now(void)
+{
+	struct halts_use h = {0};
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) < 0) {
+		snprintf(h.why, sizeof h.why, "read CPU affinity: %s", strerror(errno));
+		return h;
+	}
+	size_t at = 0;
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		int last = cpu;
+		while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+			last++;
+		if (at < sizeof h.cpus && last > cpu)
+			at += (size_t)snprintf(h.cpus + at, sizeof h.cpus - at, "%s%d-%d", at ? "," : "", cpu, last);
+		else if (at < sizeof h.cpus)
+			at += (size_t)snprintf(h.cpus + at, sizeof h.cpus - at, "%s%d", at ? "," : "", cpu);
+		cpu = last;
+	}
+	for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		int states = 0, counted = 0;
+		for (int k = 0;; k++) {
+			char path[128], buf[64];
+			snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name", cpu, k);
+			if (read_small(path, buf, sizeof buf) < 0) {
+				if (errno == ENOENT)
+					break;
+				snprintf(h.why, sizeof h.why, "open %s: %s", path, strerror(errno));
+				return h;
+			}
+			states++;
+			if (strcmp(buf, "POLL\n") == 0 || strcmp(buf, "POLL") == 0)
+				continue;
+			snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/usage", cpu, k);
+			if (read_small(path, buf, sizeof buf) < 0) {
+				snprintf(h.why, sizeof h.why, "open %s: %s", path, strerror(errno));
+				return h;
+			}
+			h.entries += strtoull(buf, NULL, 10);
+			counted++;
+		}
+		if (states == 0) {
+			snprintf(h.why, sizeof h.why, "no cpuidle states for CPU %d (/sys/devices/system/cpu/cpu%d/cpuidle)", cpu, cpu);
+			return h;
+		}
+		if (counted == 0) {
+			snprintf(h.why, sizeof h.why, "CPU %d has no idle state but POLL (/sys/devices/system/cpu/cpu%d/cpuidle)", cpu, cpu);
+			return h;
+		}
+	}
+	h.ok = 1;
+	return h;
+}
+
+static struct halts_use halts_since(struct halts_use start)
+{
+	if (!start.ok)
+		return start;
+	struct halts_use h = halts_now();
+	if (h.ok && h.entries < start.entries) {
+		h.ok = 0;
+		snprintf(h.why, sizeof h.why, "the idle-state count went back (%llu at the start, %llu at the end)", start.entries, h.entries);
+	}
+	if (h.ok)
+		h.entries -= start.entries;
+	return h;
+}
+
+/* print_halts prints the CPUs' sched line: their halts per event, as
+ * pipebench's halts/evt line, or "-" and why they were not counted. */
+static void print_halts(struct halts_use h, uint64_t events)
+{
+	char who[160];
+	snprintf(who, sizeof who, "CPUs %s", h.cpus);
+	if (!h.ok) {
+		printf("sched          %-14s halts/evt -  (%s)\n", who, h.why);
+		return;
+	}
+	if (events == 0) {
+		printf("sched          %-14s halts/evt -  (no event to count them against)\n", who);
+		return;
+	}
+	printf("sched          %-14s halts/evt %.4g\n", who, per(h.entries, events));
 }
 
 /* ---- the credit-driven writer ----------------------------------------------- */

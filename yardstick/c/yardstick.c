@@ -1255,6 +1255,7 @@ int main(int argc, char **argv)
 	if (!rates)
 		die("out of memory for %" PRId64 " intervals", max_iv);
 	int nrates = 0;
+	const struct halts_use h0 = halts_now();
 	int64_t t0 = now_ns(), last = t0, last_event = t0;
 	pthread_barrier_wait(&start);
 	if (cfg.writer == W_PROCESS) {
@@ -1301,6 +1302,7 @@ int main(int argc, char **argv)
 	atomic_store(&stop, 1);
 	pthread_join(rt, NULL);
 	double elapsed = (double)(now_ns() - t0) / 1e9;
+	const struct halts_use halts = halts_since(h0);
 	struct counts tot = ra.final;
 	uint64_t sent = 0, full = 0;
 	struct sched_use wsched = {0};
@@ -1370,6 +1372,7 @@ int main(int argc, char **argv)
 	print_sched("reader thread", ra.sched, tot.events);
 	if (cfg.writer != W_SELF && sent_known)
 		print_sched("writer thread", wsched, tot.events);
+	print_halts(halts, tot.events);
 	printf("setup          %d pipes in %.1f ms\n", cfg.pipes, setup_ms);
 	if (sent_known)
 		printf("tokens         sent %" PRIu64 "  received %" PRIu64 "  drained %" PRIu64 "  lost %" PRId64 "\n",
