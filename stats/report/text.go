@@ -84,7 +84,7 @@ func settings(s pipebench.Setup) string {
 	return b.String()
 }
 
-// HaltsLine formats the CPUs' halts per event: "halts/evt      0.2874
+// HaltsLine formats the CPUs' halts per event, "halts/evt      0.7
 // (idle-state entries of CPUs 0-1, POLL left out)", or "-" and why they
 // were not counted.
 func HaltsLine(res *pipebench.Result, s summary.Summary) string {
