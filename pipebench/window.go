@@ -238,11 +238,14 @@ type window struct {
 // openWindow calls OnSetup, then opens the window: the threads start, and
 // a writer process is told to start and watched for dying.
 func (r *run) openWindow(th *threads) window {
+	// Which CPUs' idle states count is read before OnSetup, off the
+	// window (it allocates); their counts at its edges.
+	halts := osthread.NewHaltMeter()
 	if r.cfg.OnSetup != nil {
 		r.cfg.OnSetup(r.res.Setup)
 	}
 	clocks := newCPUClocks(r.res.Setup, r.plan.Writer == WriterThread)
-	w := window{clocks: clocks, process: osthread.StartUsage(unix.RUSAGE_SELF), kernel: r.startKernelThread(), halts: osthread.StartHalts()}
+	w := window{clocks: clocks, process: osthread.StartUsage(unix.RUSAGE_SELF), kernel: r.startKernelThread(), halts: halts.Start()}
 	// Setup's registrations are not part of the measured window.
 	w.ctl0 = r.ctlNow()
 	w.cpu0 = clocks.read(CPUTimes{})

@@ -33,7 +33,7 @@ type Halts struct {
 // CPURoot is where the kernel shows its CPUs: cpuN/cpuidle/stateK/{name,usage}.
 const CPURoot = "/sys/devices/system/cpu"
 
-// HaltMeter counts the halts of a set of CPUs from StartHalts to Stop.
+// HaltMeter counts the halts of a set of CPUs from Start to Stop.
 type HaltMeter struct {
 	cpus    []int
 	usage   []string // each counted state's usage file
@@ -41,21 +41,22 @@ type HaltMeter struct {
 	missing string
 }
 
-// StartHalts starts counting the halts of the CPUs this process may run
-// on. It reads, before the window, which states each CPU has; a CPU
-// without cpuidle (no such directory: another idle driver, none, or a
-// container that hides it) or with only POLL leaves the count missing, as
-// does a file that cannot be read (no descriptor free at an exact budget).
-func StartHalts() HaltMeter {
+// NewHaltMeter is a meter of the halts of the CPUs this process may run
+// on: which idle states each has, read once, before a window (it
+// allocates; Start and Stop read only the counts). A CPU without cpuidle
+// (no such directory: another idle driver, none, or a container that
+// hides it) or with only POLL leaves the count missing, as does a file
+// that cannot be read (no descriptor free at an exact budget).
+func NewHaltMeter() HaltMeter {
 	cpus, err := AllowedCPUs()
 	if err != nil {
 		return HaltMeter{missing: err.Error()}
 	}
-	return startHalts(CPURoot, cpus)
+	return newHaltMeter(CPURoot, cpus)
 }
 
-// startHalts is StartHalts for the CPUs under root.
-func startHalts(root string, cpus []int) HaltMeter {
+// newHaltMeter is NewHaltMeter for the CPUs under root.
+func newHaltMeter(root string, cpus []int) HaltMeter {
 	m := HaltMeter{cpus: cpus}
 	for _, cpu := range cpus {
 		dir := fmt.Sprintf("%s/cpu%d/cpuidle", root, cpu)
@@ -85,7 +86,14 @@ func startHalts(root string, cpus []int) HaltMeter {
 			return m
 		}
 	}
-	m.start, m.missing = m.read()
+	return m
+}
+
+// Start reads the counts when the window opens.
+func (m HaltMeter) Start() HaltMeter {
+	if m.missing == "" {
+		m.start, m.missing = m.read()
+	}
 	return m
 }
 
@@ -110,7 +118,7 @@ func (m *HaltMeter) read() (uint64, string) {
 	return sum, ""
 }
 
-// Stop returns the halts since StartHalts.
+// Stop returns the halts since Start.
 func (m HaltMeter) Stop() Halts {
 	h := Halts{CPUs: m.cpus, Missing: m.missing}
 	if h.Missing != "" {
