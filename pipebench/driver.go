@@ -68,7 +68,7 @@ func (r *run) drive(drv Driver, rd *reader) error {
 		route: r.cfg.Route, seed: r.cfg.Seed, format: rd.format, noun: rd.noun, ctr: rd.ctr, stop: rd.stop,
 	}
 	err := drv.Drive(d)
-	if ws := r.ctr.workers.Load(); ws != nil && d.latency() {
+	if ws := rd.ctr.workers.Load(); ws != nil && d.latency() {
 		for _, w := range *ws {
 			rd.lat.Merge(&w.lat)
 		}

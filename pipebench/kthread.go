@@ -44,7 +44,7 @@ type kernelMeter struct {
 // startKernelThread starts metering the backend's kernel thread, if it has
 // one; nil otherwise, or when it cannot be read (a failure of the run).
 func (r *run) startKernelThread() *kernelMeter {
-	k, ok := r.be.(KernelThread)
+	k, ok := r.bes[0].(KernelThread) // the first reader's: a run meters one
 	if !ok {
 		return nil
 	}

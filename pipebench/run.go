@@ -34,7 +34,7 @@ func Run(c Config) (*Result, error) {
 	n := r.measuredThreads()
 	procs, release := osthread.LendPs(n)
 	defer release()
-	r.res.Setup.GOMAXPROCS, r.res.Setup.LentPs = procs, n
+	r.obs.gomaxprocs, r.obs.lentPs = procs, n
 	return r.measure()
 }
 
@@ -88,8 +88,7 @@ type run struct {
 	cfg  Config
 	plan runPlan
 
-	be      Backend   // the first reader's instance
-	bes     []Backend // every reader's instance, be first
+	bes     []Backend // every reader's instance
 	rfds    []int32
 	wfds    []int32 // self and thread mode; the writer process holds its own
 	proc    *writerProcess
@@ -98,16 +97,14 @@ type run struct {
 	primed  uint64             // tokens written by setup (self mode)
 	armTook atomic.Int64       // nanoseconds the readers' Arm calls took
 
-	ctr  counters    // the first reader's
-	ctrs []*counters // every reader's, &ctr first
+	ctrs []counters // every reader's, one each (padded)
 	stop atomic.Bool
-	// reported are the counts at the last interval boundary (Ctl counted
-	// from the window's start): what the intervals hold.
-	reported Counts
 
 	halt lifecycle.Halt // the first failure; Done closed when the run must end
 
-	res Result
+	// obs is what the run observes as it goes, from which result builds
+	// the Result once, at the end (observed.go).
+	obs observed
 }
 
 // creditPipe carries one writer's credits from the readers: r is the
@@ -148,7 +145,6 @@ func (r *run) setup() error {
 		}
 		r.bes = append(r.bes, be)
 	}
-	r.be = r.bes[0]
 	if err := r.startWriter(); err != nil {
 		return err
 	}
@@ -163,18 +159,7 @@ func (r *run) setup() error {
 			return err
 		}
 	}
-	wtid := r.res.Setup.WriterTID
-	ran := *cfg
-	ran.Writer = mode
-	// The hooks are the caller's, not the run's settings.
-	ran.Stop, ran.OnSetup, ran.OnDone, ran.OnInterval = nil, nil, nil, nil
-	r.res.Setup = Setup{
-		Config: ran, WriterTID: wtid, PID: unix.Getpid(), WriterPID: unix.Getpid(),
-		Reason: r.plan.Reason, Took: time.Since(t0), ReaderFDs: r.plan.ReaderFDs, WriterFDs: r.plan.WriterFDs, Limit: r.plan.Limit,
-		NoWaitCall: cfg.Backend.Features.Has(NoWaitCall),
-		Driver:     r.goroutines(),
-		Ring:       cfg.Backend.Features.Has(RingQueued),
-	}
+	r.obs.setupTook = time.Since(t0)
 	return nil
 }
 
@@ -239,7 +224,7 @@ func (r *run) awaitWriterProcess() error {
 	if err := json.Unmarshal(body, &ready); err != nil {
 		return fmt.Errorf("decode writer process ready message: %w", err)
 	}
-	r.res.Setup.WriterTID = ready.TID
+	r.obs.writerTID = ready.TID
 	return nil
 }
 
@@ -386,7 +371,7 @@ func (r *run) read(rd *reader) error {
 			return err
 		}
 	}
-	if drv, ok := r.be.(Driver); ok {
+	if drv, ok := rd.be.(Driver); ok {
 		return r.drive(drv, rd) // driver.go: the backend reads, no readiness call
 	}
 	return rd.loop()

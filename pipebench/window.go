@@ -22,23 +22,21 @@ import (
 // interval at every boundary until it ends, the window closes, and every
 // token is accounted for.
 func (r *run) measure() (*Result, error) {
-	if r.proc != nil {
-		r.res.Setup.WriterPID = r.proc.Pid()
-	}
 	rds := make([]*reader, r.cfg.Readers)
-	r.ctrs = make([]*counters, len(rds))
+	r.ctrs = make([]counters, len(rds))
 	for k := range rds {
 		rds[k] = r.newReader(k)
-		r.ctrs[k] = rds[k].ctr
 	}
 	th := r.startThreads(rds)
 	w := r.openWindow(th)
-	r.report(w.t0, w.ctl0, w.clocks, w.cpu0, th.readDone)
+	r.report(w, th.readDone)
 	r.closeWindow(rds, th, w)
-	sentUnknown := r.collectWriter(th)
-	r.res.Process, _ = w.process.Stop()
+	r.collectWriter(th)
+	r.obs.process, _ = w.process.Stop()
 	r.nameWriterDeath(th.readerErr())
-	return r.account(rds, th.wreps, sentUnknown)
+	r.account()
+	res := r.result(th)
+	return res, r.outcome(res)
 }
 
 // newReader makes reader k of the window, over its share of the pipes:
@@ -46,10 +44,7 @@ func (r *run) measure() (*Result, error) {
 func (r *run) newReader(k int) *reader {
 	cfg := &r.cfg
 	lo, hi := cfg.share(k)
-	ctr := &r.ctr
-	if k > 0 {
-		ctr = &counters{}
-	}
+	ctr := &r.ctrs[k]
 	ctr.ack = make(chan struct{}, 1)
 	rd := &reader{
 		forwarder: forwarder{format: cfg.format(), route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes), wfds: r.wfds, noun: cfg.Source.noun()},
@@ -88,6 +83,9 @@ type threads struct {
 	// after readDone.
 	readerErrs []error
 	readerUse  []Usage
+	// readerTIDs and writerTIDs are the reader and writer threads' ids, in
+	// order, once startThreads has returned.
+	readerTIDs, writerTIDs []int
 	// writers and wreps are the writer threads and their reports (thread
 	// mode), or the writer process's report; read after wg.Wait.
 	writers []*tokens.Writer
@@ -108,7 +106,7 @@ func (th *threads) readerErr() error {
 // for them, and in thread mode the writer threads. Each locks itself to its
 // thread, says who it is and waits for the window to open; a reader first
 // arms its backend. startThreads returns once they wait, with their thread
-// ids in the setup.
+// ids.
 func (r *run) startThreads(rds []*reader) *threads {
 	cfg := &r.cfg
 	nr := len(rds)
@@ -162,13 +160,12 @@ func (r *run) startThreads(rds []*reader) *threads {
 	case WriterProcess:
 		th.wreps = make([]writerReport, 1)
 	}
-	r.tids(readerTIDs, writerTIDs)
+	th.readerTIDs, th.writerTIDs = receiveTIDs(readerTIDs), receiveTIDs(writerTIDs)
 	for range nr {
 		if err := <-armed; err != nil {
 			r.fail(err)
 		}
 	}
-	r.res.Setup.Took += time.Duration(r.armTook.Load())
 	return th
 }
 
@@ -181,28 +178,13 @@ func tidChans(n int) []chan int {
 	return cs
 }
 
-// tids puts the measured threads' ids in the setup: the first reader's and
-// the first writer's, and every one of them when there are several.
-func (r *run) tids(readers, writers []chan int) {
-	s := &r.res.Setup
-	ids := func(cs []chan int) []int {
-		out := make([]int, len(cs))
-		for i, c := range cs {
-			out[i] = <-c
-		}
-		return out
+// receiveTIDs receives one thread id from each channel, in order.
+func receiveTIDs(cs []chan int) []int {
+	out := make([]int, len(cs))
+	for i, c := range cs {
+		out[i] = <-c
 	}
-	rt, wt := ids(readers), ids(writers)
-	s.ReaderTID = rt[0]
-	switch {
-	case len(wt) > 0:
-		s.WriterTID = wt[0]
-	case r.proc == nil:
-		s.WriterTID = s.ReaderTID
-	}
-	if r.cfg.several() {
-		s.ReaderTIDs, s.WriterTIDs = rt, wt
-	}
+	return out
 }
 
 // newWriter makes writer thread w: the write ends of its own pipes, a route
@@ -235,16 +217,18 @@ type window struct {
 	halts   osthread.HaltMeter
 }
 
-// openWindow calls OnSetup, then opens the window: the threads start, and
-// a writer process is told to start and watched for dying.
+// openWindow describes the setup, once, and calls OnSetup with it; then it
+// opens the window: the threads start, and a writer process is told to
+// start and watched for dying.
 func (r *run) openWindow(th *threads) window {
 	// Which CPUs' idle states count is read before OnSetup, off the
 	// window (it allocates); their counts at its edges.
 	halts := osthread.NewHaltMeter()
+	r.obs.setup = r.describe(th)
 	if r.cfg.OnSetup != nil {
-		r.cfg.OnSetup(r.res.Setup)
+		r.cfg.OnSetup(r.obs.setup)
 	}
-	clocks := newCPUClocks(r.res.Setup, r.plan.Writer == WriterThread)
+	clocks := newCPUClocks(r.obs.setup, r.plan.Writer == WriterThread)
 	w := window{clocks: clocks, process: osthread.StartUsage(unix.RUSAGE_SELF), kernel: r.startKernelThread(), halts: halts.Start()}
 	// Setup's registrations are not part of the measured window.
 	w.ctl0 = r.ctlNow()
@@ -269,7 +253,7 @@ func (r *run) openWindow(th *threads) window {
 
 // closeWindow ends the window: the writers are told to stop at once, so
 // that they write nothing after it, the readers return, OnDone is called,
-// and the readers' counts and distributions are the result's.
+// and the readers' final counts and distributions are kept.
 func (r *run) closeWindow(rds []*reader, th *threads, w window) {
 	r.end()
 	for i, c := range r.credits {
@@ -279,31 +263,21 @@ func (r *run) closeWindow(rds []*reader, th *threads, w window) {
 		}
 	}
 	r.awaitReader(th.readDone)
-	r.res.Elapsed = time.Since(w.t0)
-	r.res.Halts = w.halts.Stop()
+	o := &r.obs
+	o.elapsed = time.Since(w.t0)
+	o.halts = w.halts.Stop()
 	kt, err := w.kernel.stop()
 	if err != nil {
 		r.fail(err)
 	}
-	r.res.KernelThread = kt
+	o.kernel = kt
 	if r.cfg.OnDone != nil {
 		r.cfg.OnDone()
 	}
-	r.res.PerCall, r.res.Latency = mergeHists(rds)
-	final, per := r.snapshot()
-	final.Ctl = r.ctlNow() - w.ctl0
-	r.res.Totals = final
-	r.res.Tail = final.Sub(r.reported)
-	if r.cfg.several() {
-		r.res.Readers = make([]ReaderResult, len(rds))
-		for k := range rds {
-			lo, hi := r.cfg.share(k)
-			r.res.Readers[k] = ReaderResult{TID: r.res.Setup.ReaderTIDs[k], First: lo, Pipes: hi - lo, Totals: per[k], Usage: th.readerUse[k]}
-		}
-	}
-	for _, u := range th.readerUse {
-		r.res.ReaderThread = r.res.ReaderThread.Add(u)
-	}
+	o.perCall, o.latency = mergeHists(rds)
+	o.final = r.snapshot()
+	o.ctl = r.ctlNow() - w.ctl0
+	o.received = receivedPerWriter(rds, r.cfg.writers())
 }
 
 // readerGrace is how long the reader may take to return once the window
@@ -355,19 +329,39 @@ func mergeHists(rds []*reader) (perCall, lat stats.Hist) {
 	return perCall, lat
 }
 
-// snapshot is the readers' counts together, and each reader's when there
-// are several (ctl counts are the reporter's to add).
-func (r *run) snapshot() (Counts, []Counts) {
-	if !r.cfg.several() {
-		return r.ctr.snapshot(), nil
-	}
+// snapshot is each reader's counts (ctl counts are the reporter's to add).
+func (r *run) snapshot() []Counts {
 	per := make([]Counts, len(r.ctrs))
-	var sum Counts
-	for k, c := range r.ctrs {
-		per[k] = c.snapshot()
-		sum = sum.Add(per[k])
+	for k := range r.ctrs {
+		per[k] = r.ctrs[k].snapshot()
 	}
-	return sum, per
+	return per
+}
+
+// sum adds up the readers' counts.
+func sum(per []Counts) Counts {
+	var s Counts
+	for _, c := range per {
+		s = s.Add(c)
+	}
+	return s
+}
+
+// receivedPerWriter is what the readers received from each of writers
+// writers' pipes over the run (the credits they owed it): with one writer,
+// every token.
+func receivedPerWriter(rds []*reader, writers int) []uint64 {
+	got := make([]uint64, writers)
+	for _, rd := range rds {
+		if rd.received == nil { // one writer: every token is its
+			got[0] += rd.ctr.snapshot().Tokens
+			continue
+		}
+		for w, n := range rd.received {
+			got[w] += n
+		}
+	}
+	return got
 }
 
 // freshen asks every reader loop to publish the counts it holds back
@@ -380,34 +374,28 @@ func (r *run) freshen() {
 		wait = 100 * time.Millisecond
 	}
 	wait += r.cfg.Delay + 10*time.Millisecond
-	for _, c := range r.ctrs {
-		c.ask()
+	for k := range r.ctrs {
+		r.ctrs[k].ask()
 	}
-	for _, c := range r.ctrs {
-		c.fresh(wait)
+	for k := range r.ctrs {
+		r.ctrs[k].fresh(wait)
 	}
 }
 
 // collectWriter waits for the writers' counts (a writer process's come in
-// its report) and puts them in the result, added up over the writers. It
-// says whether the count of tokens sent is unknown: a writer process that
-// did not report is dead or stuck, and is killed rather than waited for.
-func (r *run) collectWriter(th *threads) (sentUnknown bool) {
+// its report) and keeps them. The count of tokens sent is unknown when a
+// writer process did not report: it is dead or stuck, and is killed rather
+// than waited for.
+func (r *run) collectWriter(th *threads) {
 	th.wg.Wait()
 	if r.plan.Writer == WriterProcess {
 		if err := r.collectReport(&th.wreps[0]); err != nil {
 			r.fail(err)
-			sentUnknown = true
+			r.obs.sentUnknown = true
 			r.proc.kill()
 		}
 	}
-	for _, rep := range th.wreps {
-		r.res.WriterThread, r.res.WriterProcess = r.res.WriterThread.Add(rep.Thread), rep.Process
-		r.res.WriterWrites += rep.Writes
-		r.res.WriterReads += rep.Reads
-		r.res.WriterWaits += rep.Waits
-	}
-	return sentUnknown
+	r.obs.wreps = th.wreps
 }
 
 // nameWriterDeath makes a writer process's death the run's error when it
@@ -422,78 +410,48 @@ func (r *run) nameWriterDeath(readerErr error) {
 	}
 }
 
-// account drains the pipes and accounts for every token: sent = received +
-// drained, lost 0, unless what was sent is unknown; with several writers,
-// for each writer too. It returns the result with the run's first failure,
-// or a *TokenLossError.
-func (r *run) account(rds []*reader, wreps []writerReport, sentUnknown bool) (*Result, error) {
-	t := Tokens{Received: r.res.Totals.Tokens}
-	for _, rep := range wreps {
-		t.Sent += rep.Sent
-		t.Full += rep.Full
-	}
-	if r.plan.Writer == WriterSelf {
-		t.Sent = r.primed + r.res.Totals.Writes
-	}
+// account drains the pipes of the tokens left in flight, counting them
+// per pipe, for the result's token accounting.
+func (r *run) account() {
 	var want uint64 // tokens left in flight, when known
-	if !sentUnknown && t.Sent > t.Received {
-		want = t.Sent - t.Received
+	if sent, received := r.sent(), sum(r.obs.final).Tokens; !r.obs.sentUnknown && sent > received {
+		want = sent - received
 	}
-	drained, perPipe, err := r.drain(want)
+	var err error
+	r.obs.drained, r.obs.drainedPer, err = r.drain(want)
 	if err != nil {
 		r.fail(err)
 	}
-	t.Drained = drained
-	if r.cfg.several() && r.plan.Writer == WriterThread {
-		r.res.Writers = r.writerResults(rds, wreps, perPipe)
-		for _, w := range r.res.Writers {
-			if w.Lost != 0 && r.failure() == nil {
-				r.fail(fmt.Errorf("writer %d: tokens do not add up: sent %d, received %d, drained %d at teardown: %d lost", w.Index, w.Sent, w.Received, w.Drained, w.Lost))
-			}
-		}
-	}
-	if sentUnknown {
-		t.SentUnknown = true
-	} else {
-		t.Lost = int64(t.Sent) - int64(t.Received) - int64(t.Drained)
-	}
-	r.res.Tokens = t
-	if err := r.failure(); err != nil {
-		return &r.res, err
-	}
-	if t.Lost != 0 {
-		return &r.res, &TokenLossError{Tokens: t}
-	}
-	return &r.res, nil
 }
 
-// report prints an interval at every boundary until the duration is over,
+// report closes an interval at every boundary until the duration is over,
 // Stop is closed, the run stalls or fails.
-func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes, readDone <-chan struct{}) {
+func (r *run) report(w window, readDone <-chan struct{}) {
 	cfg := &r.cfg
+	t0, ctl0, clocks := w.t0, w.ctl0, w.clocks
 	var prev Counts
 	prev.Ctl = ctl0
-	prevPer := make([]Counts, len(r.ctrs)) // each reader's, when several
-	prevCPU := cpu0
+	prevPer := make([]Counts, len(r.ctrs))
+	prevCPU := w.cpu0
 	last := t0
 	clock := lifecycle.Clock{Start: t0, Every: cfg.Interval, For: cfg.Duration, StallAfter: cfg.StallAfter}
 	end, idle := clock.Run(cfg.Stop, r.halt.Done(), readDone, func(k int, now time.Time) (bool, bool) {
-		snap, per := r.snapshot()
+		per := r.snapshot()
+		snap := sum(per)
 		snap.Ctl = r.ctlNow()
 		cpu := clocks.read(prevCPU)
 		iv := newInterval(k, snap.Sub(prev), now.Sub(last), cpu.Sub(prevCPU))
-		if per != nil {
+		if cfg.several() {
 			iv.Readers = make([]uint64, len(per))
 			for i, c := range per {
 				iv.Readers[i] = c.Events - prevPer[i].Events
 			}
-			prevPer = per
 		}
 		iv.Late = now.Sub(t0.Add(time.Duration(k) * cfg.Interval))
-		prev, last, prevCPU = snap, now, cpu
-		r.reported = snap
-		r.reported.Ctl -= ctl0
-		r.res.Intervals = append(r.res.Intervals, iv)
+		prev, prevPer, last, prevCPU = snap, per, now, cpu
+		r.obs.reported = snap
+		r.obs.reported.Ctl -= ctl0
+		r.obs.intervals = append(r.obs.intervals, iv)
 		if cfg.OnInterval != nil {
 			cfg.OnInterval(iv)
 		}
@@ -501,7 +459,7 @@ func (r *run) report(t0 time.Time, ctl0 uint64, clocks cpuClocks, cpu0 CPUTimes,
 	})
 	switch end {
 	case lifecycle.Interrupted:
-		r.res.Interrupted = true
+		r.obs.interrupted = true
 	case lifecycle.Stalled:
 		r.fail(&StallError{For: idle.Round(time.Millisecond), Received: prev.Tokens})
 	}
@@ -582,36 +540,4 @@ func (r *run) drain(want uint64) (total uint64, perPipe []uint64, err error) {
 		counted[i] += b / size // now each channel's tokens
 	}
 	return total, counted, nil
-}
-
-// writerResults are each writer's part of a run with several readers or
-// writers: what it sent, what the readers received from its pipes (the
-// credits they owed it) and what was drained from them, and whether that
-// adds up.
-func (r *run) writerResults(rds []*reader, wreps []writerReport, perPipe []uint64) []WriterResult {
-	cfg := &r.cfg
-	ws := make([]WriterResult, len(wreps))
-	for w, rep := range wreps {
-		ws[w] = WriterResult{Index: w, Pipes: cfg.writerPipes(w), InFlight: cfg.writerInFlight(w), WriterCounts: rep.WriterCounts, Usage: rep.Thread}
-		if w < len(r.res.Setup.WriterTIDs) {
-			ws[w].TID = r.res.Setup.WriterTIDs[w]
-		}
-	}
-	for _, rd := range rds {
-		if rd.received == nil { // one writer: every token is its
-			ws[0].Received += rd.ctr.snapshot().Tokens
-			continue
-		}
-		for w, n := range rd.received {
-			ws[w].Received += n
-		}
-	}
-	for i, n := range perPipe {
-		ws[cfg.writerOf(i)].Drained += n
-	}
-	for w := range ws {
-		x := &ws[w]
-		x.Lost = int64(x.Sent) - int64(x.Received) - int64(x.Drained)
-	}
-	return ws
 }
