@@ -41,6 +41,9 @@ func TestRunCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := res.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
 	tot := res.Totals
 	if !res.Setup.NoWaitCall || tot.Calls != 0 || tot.Ctl != 0 {
 		t.Errorf("NoWaitCall %v, %d readiness calls, %d ctl calls while measuring; want true, 0, 0", res.Setup.NoWaitCall, tot.Calls, tot.Ctl)
@@ -190,6 +193,9 @@ func TestDriveAllocatesNothing(t *testing.T) {
 		OnDone:  func() { runtime.ReadMemStats(&m1) },
 	})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := res.CheckValid(); err != nil {
 		t.Fatal(err)
 	}
 	events := res.Totals.Events

@@ -9,12 +9,14 @@
 //
 // The Backend interface is the contract every mechanism implements; Run is
 // the whole benchmark. Beside them: the reader, the writers and the writer
-// process, the descriptor limits, the counters, the Result, one set of error
-// types (ConfigError, LimitError, TokenLossError, StallError; the first two
-// a Message naming the Config settings at fault, which a caller may write
-// by its own names for them), and Bypass, the backend that makes no
-// readiness call. The hot loop only increments
-// counters: no allocation, lock, channel operation or clock read per event.
+// process, the descriptor limits, the counters, the Result (built once, at
+// the end of a run, and checked: Result.CheckValid holds the invariants
+// every format relies on), one set of error types (ConfigError, LimitError,
+// TokenLossError, StallError; the first two a Message naming the Config
+// settings at fault, which a caller may write by its own names for them),
+// and Bypass, the backend that makes no readiness call. The hot loop only
+// increments counters: no allocation, lock, channel operation or clock read
+// per event.
 //
 // Imports: as imports_test.go at the module's root allows (the table in
 // docs/contributing.md shows the rules).

@@ -123,12 +123,20 @@ func NewLimitError(need int, limit uint64, parts ...Part) *LimitError {
 // began: there is nothing to report.
 var ErrInterrupted = errors.New("interrupted before the measured window began")
 
-// TokenLossError fails a run whose tokens do not add up.
-type TokenLossError struct{ Tokens Tokens }
+// TokenLossError fails a run whose tokens do not add up: the run's, or
+// one writer's (Of names it: "writer 2"; empty for the run's).
+type TokenLossError struct {
+	Of     string
+	Tokens Tokens
+}
 
 func (e *TokenLossError) Error() string {
 	t := e.Tokens
-	return fmt.Sprintf("tokens do not add up: sent %d, received %d, drained %d at teardown: %d lost", t.Sent, t.Received, t.Drained, t.Lost)
+	msg := fmt.Sprintf("tokens do not add up: sent %d, received %d, drained %d at teardown: %d lost", t.Sent, t.Received, t.Drained, t.Lost)
+	if e.Of != "" {
+		return e.Of + ": " + msg
+	}
+	return msg
 }
 
 // StallError ends a run that made no progress: no event for For, after

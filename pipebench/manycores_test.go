@@ -13,10 +13,10 @@ import (
 	"github.com/pipebench/pipebench/uring"
 )
 
-// checkThreads asserts what a run with several readers or writers owes:
-// the tokens add up overall and for every writer, every reader's counts
-// add up to the totals and every interval's per-reader events to its
-// events, every thread has a row, and each reader and writer did work.
+// checkThreads asserts what a run with several readers or writers owes
+// beyond its result's invariants (checkAccounting: every reader's and
+// writer's row adds up to the run's): every thread has a row, and each
+// reader and writer did work.
 func checkThreads(t *testing.T, res *pipebench.Result, readers, writers int) {
 	t.Helper()
 	checkAccounting(t, res)
@@ -26,52 +26,15 @@ func checkThreads(t *testing.T, res *pipebench.Result, readers, writers int) {
 	if s := res.Setup; len(s.ReaderTIDs) != readers || len(s.WriterTIDs) != writers || s.Readers != readers || s.Writers != writers {
 		t.Fatalf("setup names readers %v (%d), writers %v (%d); want %d and %d", s.ReaderTIDs, s.Readers, s.WriterTIDs, s.Writers, readers, writers)
 	}
-	var sum pipebench.Counts
-	pipes := 0
 	for k, rd := range res.Readers {
-		switch {
-		case res.Setup.Share && (rd.First != 0 || rd.Pipes != res.Setup.Pipes):
-			t.Errorf("reader %d of a shared instance watches pipes %d..%d, want all %d", k, rd.First, rd.First+rd.Pipes-1, res.Setup.Pipes)
-		case !res.Setup.Share && rd.First != pipes:
-			t.Errorf("reader %d starts at pipe %d, want %d", k, rd.First, pipes)
-		}
-		pipes += rd.Pipes
 		if rd.Totals.Events == 0 || rd.Usage.CPU() <= 0 {
 			t.Errorf("reader %d did nothing: %+v", k, rd)
 		}
-		sum = sum.Add(rd.Totals)
 	}
-	sum.Ctl = res.Totals.Ctl
-	if res.Setup.Share {
-		pipes /= readers
-	}
-	if pipes != res.Setup.Pipes || sum != res.Totals {
-		t.Errorf("readers watch %d pipes and count %+v; the run has %d pipes and counts %+v", pipes, sum, res.Setup.Pipes, res.Totals)
-	}
-	for _, iv := range res.Intervals {
-		var ev uint64
-		for _, e := range iv.Readers {
-			ev += e
-		}
-		if len(iv.Readers) != readers || ev != iv.Events {
-			t.Errorf("interval %d: readers' events %v add up to %d, the interval has %d", iv.Index, iv.Readers, ev, iv.Events)
-		}
-	}
-	var sent, full uint64
-	var use osthread.Usage
 	for w, wr := range res.Writers {
-		if wr.Sent == 0 || wr.Lost != 0 || wr.Sent != wr.Received+wr.Drained {
-			t.Errorf("writer %d: tokens do not add up or none sent: %+v", w, wr)
+		if wr.Sent == 0 {
+			t.Errorf("writer %d sent nothing: %+v", w, wr)
 		}
-		sent += wr.Sent
-		full += wr.Full
-		use = use.Add(wr.Usage)
-	}
-	if sent != res.Tokens.Sent || full != res.Tokens.Full {
-		t.Errorf("writers sent %d (%d full), the run %d (%d full)", sent, full, res.Tokens.Sent, res.Tokens.Full)
-	}
-	if use != res.WriterThread {
-		t.Errorf("writers' usage %+v does not add up to the writer threads' %+v", use, res.WriterThread)
 	}
 }
 
@@ -206,9 +169,11 @@ func TestRunPinnedThreadsRestored(t *testing.T) {
 	last := allowed[len(allowed)-1]
 	cfg := pipebench.Config{Pipes: 8, InFlight: 4, Backend: &epoll.LevelFactory, Writer: pipebench.WriterThread, Readers: 2, Writers: 2,
 		CPUs: []int{last}, Duration: 100 * time.Millisecond, Interval: 100 * time.Millisecond}
-	if _, err := pipebench.Run(cfg); err != nil {
+	res, err := pipebench.Run(cfg)
+	if err != nil {
 		t.Fatal(err)
 	}
+	checkAccounting(t, res)
 	// Hold many threads at once, so that any idle thread of the pool is
 	// among them.
 	const threads = 32

@@ -1,6 +1,7 @@
 package pipebench
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -160,19 +161,17 @@ func (r *run) writerResults(th *threads) []WriterResult {
 	return ws
 }
 
-// outcome is the run's error: its first failure, or tokens that do not add
-// up.
+// outcome is the run's error: its first failure, or an invariant res
+// breaks (CheckValid: a *TokenLossError when its tokens do not add up).
+// A failed run's result must still hold every invariant but conservation.
 func (r *run) outcome(res *Result) error {
-	if err := r.failure(); err != nil {
-		return err
+	err := r.failure()
+	if err == nil {
+		return res.CheckValid()
 	}
-	for _, w := range res.Writers {
-		if w.Lost != 0 {
-			return fmt.Errorf("writer %d: tokens do not add up: sent %d, received %d, drained %d at teardown: %d lost", w.Index, w.Sent, w.Received, w.Drained, w.Lost)
-		}
+	var loss *TokenLossError
+	if verr := res.CheckValid(); verr != nil && !errors.As(verr, &loss) {
+		return fmt.Errorf("%w; and %w", err, verr)
 	}
-	if res.Tokens.Lost != 0 {
-		return &TokenLossError{Tokens: res.Tokens}
-	}
-	return nil
+	return err
 }

@@ -22,18 +22,30 @@ func baseConfig() pipebench.Config {
 	}
 }
 
-// checkAccounting asserts the token invariant of a finished run.
+// checkAccounting asserts that a finished run's result holds its
+// invariants (Result.CheckValid: tokens conserved, counts adding up) and
+// that tokens moved.
 func checkAccounting(t *testing.T, res *pipebench.Result) {
 	t.Helper()
-	tk := res.Tokens
-	if tk.Lost != 0 || tk.Sent != tk.Received+tk.Drained {
-		t.Fatalf("tokens do not add up: %+v", tk)
+	if err := res.CheckValid(); err != nil {
+		t.Fatal(err)
 	}
-	if tk.Received == 0 || res.Totals.Events == 0 {
+	if tk := res.Tokens; tk.Received == 0 || res.Totals.Events == 0 {
 		t.Fatalf("no token moved: %+v, totals %+v", tk, res.Totals)
 	}
-	if tk.Received != res.Totals.Tokens {
-		t.Fatalf("received %d, but the reader counted %d tokens", tk.Received, res.Totals.Tokens)
+}
+
+// checkFailedResult asserts that a failed run's result holds the
+// invariants that still hold when a run fails: every one but conservation
+// (CheckValid then returns a *TokenLossError, or nil).
+func checkFailedResult(t *testing.T, res *pipebench.Result) {
+	t.Helper()
+	if res == nil {
+		t.Fatal("a run that failed after measuring returned no result")
+	}
+	var loss *pipebench.TokenLossError
+	if err := res.CheckValid(); err != nil && !errors.As(err, &loss) {
+		t.Fatal(err)
 	}
 }
 
@@ -217,7 +229,8 @@ func TestRunWriterProcessDies(t *testing.T) {
 	if err == nil {
 		t.Fatal("a run whose writer process was killed succeeded")
 	}
-	if res == nil || !res.Tokens.SentUnknown || res.Tokens.Lost != 0 || res.Tokens.Sent != 0 {
+	checkFailedResult(t, res)
+	if !res.Tokens.SentUnknown || res.Tokens.Lost != 0 || res.Tokens.Sent != 0 {
 		t.Errorf("a dead writer's count is unknown, not a number: %+v", res.Tokens)
 	}
 	if !strings.Contains(err.Error(), "writer process") || !strings.Contains(err.Error(), "killed") {
@@ -256,8 +269,11 @@ func TestRunStall(t *testing.T) {
 	if !errors.As(err, &stall) {
 		t.Fatalf("got %v, want a stall error", err)
 	}
-	if res == nil || res.Tokens.Lost != 0 || res.Tokens.Drained != res.Tokens.Sent {
-		t.Fatalf("a stalled run must still account for its tokens: %+v", res)
+	if res == nil {
+		t.Fatal("a stalled run returned no result")
+	}
+	if err := res.CheckValid(); err != nil || res.Tokens.Drained != res.Tokens.Sent {
+		t.Fatalf("a stalled run must still account for its tokens: %v, %+v", err, res.Tokens)
 	}
 	if res.Totals.EmptyCalls == 0 || res.Totals.EmptyCalls != res.Totals.Calls {
 		t.Errorf("silent backend: %d calls, %d empty", res.Totals.Calls, res.Totals.EmptyCalls)
@@ -334,6 +350,7 @@ func TestRunWriterProcessStopped(t *testing.T) {
 	if !errors.As(err, &stall) {
 		t.Fatalf("got %v, want a stall", err)
 	}
+	checkFailedResult(t, res)
 	if !res.Tokens.SentUnknown || res.Tokens.Lost != 0 {
 		t.Errorf("a writer that never reported has no count: %+v", res.Tokens)
 	}

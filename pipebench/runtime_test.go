@@ -36,6 +36,7 @@ func TestRunLendsPs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			checkAccounting(t, res)
 			if res.Setup.LentPs != c.lent || res.Setup.GOMAXPROCS != before+c.lent || during != before+c.lent {
 				t.Errorf("lent %d Ps, GOMAXPROCS %d in the result and %d during the run; want %d lent, %d",
 					res.Setup.LentPs, res.Setup.GOMAXPROCS, during, c.lent, before+c.lent)
@@ -111,7 +112,8 @@ func TestBypassProcessStoppedWriter(t *testing.T) {
 	if !errors.As(err, &stall) {
 		t.Fatalf("a stopped writer process: got %v, want a stall", err)
 	}
-	if res == nil || res.Totals.Events == 0 {
+	checkFailedResult(t, res)
+	if res.Totals.Events == 0 {
 		t.Errorf("no events before the writer stopped: %+v", res)
 	}
 	if took := time.Since(t0); took > 4*time.Second {

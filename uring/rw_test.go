@@ -22,6 +22,9 @@ func runRW(t *testing.T, f pipebench.Factory, inFlight int) *pipebench.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := res.CheckValid(); err != nil {
+		t.Fatal(err)
+	}
 	return res
 }
 
@@ -107,8 +110,8 @@ func TestRWStopTheWorld(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tk := res.Tokens; tk.Lost != 0 || tk.Received == 0 {
-				t.Errorf("tokens %+v", tk)
+			if err := res.CheckValid(); err != nil || res.Tokens.Received == 0 {
+				t.Errorf("%v; tokens %+v", err, res.Tokens)
 			}
 			if n := cycles.Load(); n < 10 {
 				t.Errorf("%d garbage collections in a 500 ms run that forced one every 2 ms", n)
@@ -140,6 +143,9 @@ func TestRWDriveAllocatesNothing(t *testing.T) {
 			})
 			pipebenchtest.SkipIfRefused(t, err)
 			if err != nil {
+				t.Fatal(err)
+			}
+			if err := res.CheckValid(); err != nil {
 				t.Fatal(err)
 			}
 			events := res.Totals.Events
