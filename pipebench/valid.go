@@ -1,6 +1,9 @@
 package pipebench
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // CheckValid returns the first invariant res breaks, or nil. Every format
 // relies on them; Run checks its result before returning it, so that a
@@ -8,24 +11,25 @@ import "fmt"
 // invariant, never a wrong number printed. They are:
 //
 //   - counts add up: the intervals are numbered 1, 2, ..., each lasts a
-//     positive time and has no more empty calls than calls, and the
-//     intervals and the tail add up to the totals; the intervals last no
-//     longer than the window; in the totals, every event and every spurious
-//     report is a read of its own, every event carries a token or more, and
-//     no more calls are empty than were made;
+//     positive time, has no more empty calls than calls, and rates that are
+//     its counts over its length (samples per call: its events over its
+//     non-empty calls); the intervals and the tail add up to the totals,
+//     and last no longer than the window; in the totals, every event and
+//     every spurious report is a read of its own, every event carries a
+//     token or more, and no more calls are empty than were made;
 //   - several readers' rows cover the pipes once, in order (each all of
-//     them with Setup.Share), and add up to
-//     the totals (ctl calls aside: they are the backend instances', in the
-//     totals only), their usage to the reader threads', and each
-//     interval's per-reader events to its events;
+//     them with Setup.Share), and add up to the totals (ctl calls aside:
+//     they are the backend instances', in the totals only), their usage to
+//     the reader threads', and each interval's per-reader events to its
+//     events;
 //   - the histograms, when carried (a result decoded from JSON has none):
 //     PerCall holds one value per readiness call, a zero for each empty one;
 //     Latency one value per token received;
-//   - tokens add up: Received is the totals' tokens; Lost is Sent -
-//     Received - Drained (Sent and Lost 0 when SentUnknown); several
-//     writers' rows add up to the run's sent, full writes, writes, reads,
-//     waits and writer threads' usage, and each row's Lost is its own Sent
-//   - Received - Drained;
+//   - tokens add up: Received is the totals' tokens; Lost is Sent minus
+//     Received minus Drained (Sent and Lost are 0 when SentUnknown);
+//     several writers' rows add up to the run's sent, full writes, writes,
+//     reads, waits and writer threads' usage, and each row's Lost is its
+//     own Sent minus Received minus Drained;
 //   - tokens are conserved: nothing is lost, by the run or by any writer.
 //
 // A broken conservation alone is a *TokenLossError: a run that failed (its
@@ -53,6 +57,9 @@ func (res *Result) checkCounts() error {
 			return fmt.Errorf("interval %d lasted %v s", iv.Index, iv.Seconds)
 		case iv.EmptyCalls > iv.Calls:
 			return fmt.Errorf("interval %d: %d empty calls of %d", iv.Index, iv.EmptyCalls, iv.Calls)
+		}
+		if err := iv.checkRates(); err != nil {
+			return err
 		}
 		sum = sum.Add(iv.Counts)
 		secs += iv.Seconds
@@ -197,6 +204,34 @@ func (res *Result) checkConserved() error {
 		return &TokenLossError{Tokens: res.Tokens}
 	}
 	return nil
+}
+
+// checkRates: an interval's rates are its counts over its length, and its
+// samples per call its events over its non-empty calls (0 without one).
+func (iv *Interval) checkRates() error {
+	var spc float64
+	if full := iv.Calls - iv.EmptyCalls; full > 0 {
+		spc = float64(iv.Events) / float64(full)
+	}
+	for _, x := range []struct {
+		what      string
+		got, want float64
+	}{
+		{"evts/sec", iv.EventsPerSec, float64(iv.Events) / iv.Seconds},
+		{"tokens/sec", iv.TokensPerSec, float64(iv.Tokens) / iv.Seconds},
+		{"samples per call", iv.SamplesPerCall, spc},
+	} {
+		if !near(x.got, x.want) {
+			return fmt.Errorf("interval %d: %s %v, its counts give %v", iv.Index, x.what, x.got, x.want)
+		}
+	}
+	return nil
+}
+
+// near says whether a and b agree to a part in 1e12 (the order of a sum
+// aside).
+func near(a, b float64) bool {
+	return a == b || math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b))
 }
 
 func lost(sent, received, drained uint64) int64 {

@@ -75,12 +75,14 @@ func TestCheckValid(t *testing.T) {
 		{"writers' tokens not adding up", func(r *pipebench.Result) { r.Writers[0].Sent++; r.Writers[0].Lost++ }, "writers sent"},
 		{"writers' writes not adding up", func(r *pipebench.Result) { r.WriterWrites++ }, "writers made"},
 		{"writers' usage not adding up", func(r *pipebench.Result) { r.WriterThread.Voluntary++ }, "writers' usage"},
-		{"intervals not adding up to the totals", func(r *pipebench.Result) { r.Intervals[1].Events++ }, "intervals and tail add up"},
+		{"intervals not adding up to the totals", func(r *pipebench.Result) { r.Tail.Reads++ }, "intervals and tail add up"},
 		{"an interval misnumbered", func(r *pipebench.Result) { r.Intervals[1].Index = 5 }, "interval 2 is numbered 5"},
 		{"an interval of no time", func(r *pipebench.Result) { r.Intervals[0].Seconds = 0 }, "interval 1 lasted 0 s"},
 		{"an interval with more empty calls than calls", func(r *pipebench.Result) {
 			r.Intervals[0].EmptyCalls = r.Intervals[0].Calls + 1
 		}, "empty calls of"},
+		{"an interval's rate off its counts", func(r *pipebench.Result) { r.Intervals[1].EventsPerSec++ }, "interval 2: evts/sec"},
+		{"an interval's samples per call off", func(r *pipebench.Result) { r.Intervals[0].SamplesPerCall *= 2 }, "interval 1: samples per call"},
 		{"intervals longer than the window", func(r *pipebench.Result) {
 			r.Elapsed = time.Duration(r.Intervals[0].Seconds * float64(time.Second)) // as long as one of several
 		}, "longer than the"},

@@ -28,9 +28,9 @@ var invariantRuns = []string{
 }
 
 // TestOutputInvariants checks each format's output of real runs on its own
-// numbers (reporttest): json (the whole document: histogram count against
-// readiness calls, intervals and tail against totals, token accounting,
-// per-event ratios, the summaries), text (the summary against the
+// numbers (reporttest): json (the whole document: every run's result read
+// back holds its invariants, Result.CheckValid; the summaries against the
+// results, why each run left out is), text (the summary against the
 // interval lines, readiness calls against samples per call, calls per event
 // and tokens received), bench (one line per run, ns/event against
 // evts/sec) and csv (the warm-up column, the rates against the counts).

@@ -194,6 +194,19 @@ func withRunPoint(t *testing.T, run func(pipebench.Config) (*pipebench.Result, e
 	t.Cleanup(func() { runPoint = old })
 }
 
+// runValid runs cfg, as the sweep's points do, and fails the test when a
+// result that Run returned without an error breaks an invariant
+// (Result.CheckValid).
+func runValid(t *testing.T, cfg pipebench.Config) (*pipebench.Result, error) {
+	res, err := pipebench.Run(cfg)
+	if err == nil {
+		if verr := res.CheckValid(); verr != nil {
+			t.Error(verr)
+		}
+	}
+	return res, err
+}
+
 func TestSweepFailedRun(t *testing.T) {
 	calls := 0
 	withRunPoint(t, func(cfg pipebench.Config) (*pipebench.Result, error) {
@@ -201,7 +214,7 @@ func TestSweepFailedRun(t *testing.T) {
 		if calls == 2 {
 			return nil, errors.New("stalled: no event for 2s")
 		}
-		return pipebench.Run(cfg)
+		return runValid(t, cfg)
 	})
 	code, stdout, stderr := invoke(t, strings.Fields("sweep -b poll,epoll -n 10,20 -d 200ms -i 50ms")...)
 	if code != exitFailed {
@@ -223,7 +236,7 @@ func TestSweepFailedRun(t *testing.T) {
 func TestSweepInterrupt(t *testing.T) {
 	stop := make(chan struct{})
 	withRunPoint(t, func(cfg pipebench.Config) (*pipebench.Result, error) {
-		res, err := pipebench.Run(cfg)
+		res, err := runValid(t, cfg)
 		close(stop) // SIGINT during the first point, just after it ended
 		return res, err
 	})

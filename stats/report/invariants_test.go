@@ -265,9 +265,9 @@ func TestCheckCatches(t *testing.T) {
 				r.PerCall.Record(0)
 			}
 		}, "ready/call empty calls (summary) = 16, want 8"},
-		{"an interval lost", func(r *pipebench.Result) { r.Intervals = r.Intervals[1:] }, "intervals and tail add up to"},
-		{"a token lost", func(r *pipebench.Result) { r.Tokens.Sent++ }, "tokens received 462000 + drained 7 != sent 462008"},
-		{"a rate off", func(r *pipebench.Result) { r.Intervals[2].EventsPerSec++ }, "interval 3 evts/sec = 110001"},
+		{"an interval lost", func(r *pipebench.Result) { r.Intervals = r.Intervals[:3] }, "intervals and tail add up to"},
+		{"a token lost", func(r *pipebench.Result) { r.Tokens.Sent++ }, "tokens lost 0, but sent 462008 - received 462000 - drained 7 = 1"},
+		{"a rate off", func(r *pipebench.Result) { r.Intervals[2].EventsPerSec++ }, "interval 3: evts/sec 110001, its counts give 110000"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := reporttest.Fixture()
@@ -278,9 +278,56 @@ func TestCheckCatches(t *testing.T) {
 			}
 		})
 	}
+	// Summaries made by a wrong rule, each caught by a fact of the result.
+	for _, tc := range []struct {
+		name  string
+		spoil func(*pipebench.Result, *summary.Summary)
+		want  string
+	}{
+		{"evts/sec over the warm-up instead of the last interval", func(r *pipebench.Result, s *summary.Summary) {
+			s.EventsPerSec = stats.Summarize([]float64{90000, 100000, 110000}, summary.NoisyCV)
+		}, "evts/sec min (the slowest interval after warm-up) = 90000, recomputed 100000"},
+		{"evts/sec median off the middle", func(r *pipebench.Result, s *summary.Summary) { s.EventsPerSec.Median = 101000 }, "evts/sec median 101000 has 1 of the 3"},
+		{"tokens/sec of the events", func(r *pipebench.Result, s *summary.Summary) { s.TokensPerSec = 100000 }, "tokens/sec 100000 outside the intervals' after warm-up"},
+		{"calls per event inverted", func(r *pipebench.Result, s *summary.Summary) { s.CallsPerEvent = 1 / s.CallsPerEvent }, "calls per event"},
+		{"syscalls per token without the writer's", func(r *pipebench.Result, s *summary.Summary) {
+			s.SyscallsPerToken = float64(r.Totals.WaitSyscalls) / float64(r.Totals.Tokens)
+		}, "outside"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := reporttest.Fixture()
+			s := summary.Summarize(res, 1)
+			if err := reporttest.Check(res, s, 1); err != nil {
+				t.Fatalf("the fixture's own summary: %v", err)
+			}
+			tc.spoil(res, &s)
+			if err := reporttest.Check(res, s, 1); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Check: %v\nwant an error containing %q", err, tc.want)
+			}
+		})
+	}
 	res := reporttest.Fixture()
 	if err := reporttest.Check(res, summary.Summarize(res, 0), 1); err == nil || !strings.Contains(err.Error(), "summary made with 0 warm-up intervals, want 1") {
 		t.Errorf("Check of a summary with another warm-up: %v", err)
+	}
+	// Runs left out, or counted, against what their results show.
+	for _, tc := range []struct {
+		name, leftOut string
+		err           error
+		want          string
+	}{
+		{"a run with events left out for none", "no events", nil, `left out "no events", but the run shows no such thing`},
+		{"a run left out as interrupted", "interrupted", nil, `left out "interrupted", but the run shows no such thing`},
+		{"a failed run counted", "", errors.New("stalled"), `counted, yet error "stalled"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := reporttest.FixtureDoc()
+			d.AddRun(reporttest.Fixture(), tc.err)
+			d.Runs[0].LeftOut = tc.leftOut
+			if err := reporttest.CheckDocument(d); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("CheckDocument: %v\nwant an error containing %q", err, tc.want)
+			}
+		})
 	}
 	// The text of a run whose histogram counted each full call twice.
 	d := reporttest.FixtureDoc()
@@ -353,10 +400,10 @@ func TestRealRunThreadsInvariants(t *testing.T) {
 		spoil func(*pipebench.Result)
 		want  string
 	}{
-		{"a writer's token moved to another", func(r *pipebench.Result) { r.Writers[1].Received++; r.Writers[2].Received-- }, "writer 1: sent"},
+		{"a writer's token moved to another", func(r *pipebench.Result) { r.Writers[1].Received++; r.Writers[2].Received-- }, "writer 1: tokens lost 0, but sent"},
 		{"a reader's event in an interval", func(r *pipebench.Result) { r.Intervals[0].Readers[0]++ }, "interval 1: 2 readers' events add up to"},
 		{"a reader's totals", func(r *pipebench.Result) { r.Readers[1].Totals.Reads++ }, "readers' counts add up to"},
-		{"a writer's sent", func(r *pipebench.Result) { r.Writers[0].Sent++; r.Writers[0].Received++ }, "writers' tokens sent added up"},
+		{"a writer's sent", func(r *pipebench.Result) { r.Writers[0].Sent++; r.Writers[0].Received++ }, "writers sent"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := pipebench.Run(cfg)

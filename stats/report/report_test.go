@@ -14,9 +14,13 @@ import (
 	"github.com/pipebench/pipebench/stats/report/reporttest"
 )
 
-// render runs a whole document through format.
+// render runs a whole document through format, once its result is known
+// to hold its invariants.
 func render(t *testing.T, format string, d *report.Document, res *pipebench.Result) []byte {
 	t.Helper()
+	if err := res.CheckValid(); err != nil {
+		t.Fatalf("rendering an invalid result: %v", err)
+	}
 	var b bytes.Buffer
 	w, err := report.New(format, &b)
 	if err != nil {
@@ -53,6 +57,11 @@ func TestJSONRoundTrip(t *testing.T) {
 	var d report.Document
 	if err := json.Unmarshal(b, &d); err != nil {
 		t.Fatal(err)
+	}
+	for _, r := range d.Runs {
+		if err := r.Result.CheckValid(); err != nil {
+			t.Errorf("run %d read back from JSON: %v", r.Index, err)
+		}
 	}
 	again, err := json.MarshalIndent(&d, "", "  ")
 	if err != nil {

@@ -9,7 +9,9 @@ import (
 	"github.com/pipebench/pipebench/stats/report"
 )
 
-// Fixture is a hand-made result: 4 intervals of 1 s with known counts.
+// Fixture is a hand-made result: 4 intervals of 1 s with known counts. It
+// holds every invariant of a result (pipebench.Result.CheckValid; the
+// tests that render it check).
 func Fixture() *pipebench.Result {
 	res := &pipebench.Result{
 		Setup: pipebench.Setup{Config: pipebench.Config{Pipes: 1000, Backend: &pipebench.Factory{Name: "epoll"}, Writer: pipebench.WriterThread, InFlight: 10,
