@@ -1,9 +1,10 @@
 // Package stats turns pipebench's raw counts into the numbers a report shows:
-// a summary of evts/sec over the measured intervals (median, mean, a 95%
-// confidence interval of the mean, a noise flag), warnings about that summary
-// as values, a histogram (HdrHistogram, three significant digits) that the
-// hot loop fills without allocating (ready descriptors per readiness call,
-// write-to-read latency), and the per-event and per-second ratios.
+// a description of a sample (Sample: the evts/sec of the measured
+// intervals, say; its median, mean, a 95% confidence interval of the mean, a
+// noise flag), warnings about it as values, a histogram (HdrHistogram, three
+// significant digits) that the hot loop fills without allocating (ready
+// descriptors per readiness call, write-to-read latency), and the per-event
+// and per-second ratios.
 //
 // The package does no I/O and prints nothing: every function is pure and every
 // type is plain data, so it is tested on numbers alone. Formatting belongs to

@@ -6,7 +6,7 @@ import "fmt"
 // short lower-case clauses, most fundamental first; nil when there is nothing
 // to say. unit names what the values are of, singular: "interval", "run".
 // The command decides how to show them.
-func (s Summary) Warnings(unit string) []string {
+func (s Sample) Warnings(unit string) []string {
 	var w []string
 	switch {
 	case s.N == 0:

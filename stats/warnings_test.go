@@ -29,12 +29,12 @@ func TestWarnings(t *testing.T) {
 			[]string{"skipped 2 non-finite values"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Summarize(tc.xs, tc.threshold).Warnings("interval"); !slices.Equal(got, tc.want) {
+			if got := Describe(tc.xs, tc.threshold).Warnings("interval"); !slices.Equal(got, tc.want) {
 				t.Errorf("Warnings() = %q, want %q", got, tc.want)
 			}
 		})
 	}
-	if got, want := Summarize([]float64{99, 101}, 0.05).Warnings("run"), "few runs: n=2, the confidence interval is wide"; len(got) != 1 || got[0] != want {
+	if got, want := Describe([]float64{99, 101}, 0.05).Warnings("run"), "few runs: n=2, the confidence interval is wide"; len(got) != 1 || got[0] != want {
 		t.Errorf("Warnings(run) = %q, want %q", got, want)
 	}
 }

@@ -20,14 +20,14 @@ func MedianFigures(reps []Figures) Figures {
 		for i := range reps {
 			xs[i] = v(&reps[i])
 		}
-		return stats.Summarize(xs, 0.05).Median
+		return stats.Describe(xs, 0.05).Median
 	}
 	evts := make([]float64, len(reps))
 	for i := range reps {
 		evts[i] = reps[i].EventsPerSec.Median
 	}
 	return Figures{
-		EventsPerSec:          stats.Summarize(evts, 0.05),
+		EventsPerSec:          stats.Describe(evts, 0.05),
 		TokensPerSec:          med(func(f *Figures) float64 { return f.TokensPerSec }),
 		WakeupsPerToken:       med(func(f *Figures) float64 { return f.WakeupsPerToken }),
 		ReturnsPerToken:       med(func(f *Figures) float64 { return f.ReturnsPerToken }),

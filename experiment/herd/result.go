@@ -138,7 +138,7 @@ type Result struct {
 // settings.
 type Figures struct {
 	// EventsPerSec summarizes the intervals after warm-up.
-	EventsPerSec stats.Summary `json:"evts_per_sec"`
+	EventsPerSec stats.Sample `json:"evts_per_sec"`
 	// TokensPerSec is over the whole window.
 	TokensPerSec float64 `json:"tokens_per_sec"`
 	// WakeupsPerToken is the waiters' voluntary context switches, less
@@ -179,7 +179,7 @@ func (s *Setting) Figures(warmup int) Figures {
 	t := s.Totals
 	sleeps := max(s.WaiterUsage.Voluntary-int64(t.Timeouts), 0)
 	f := Figures{
-		EventsPerSec:          stats.Summarize(rates, 0.05),
+		EventsPerSec:          stats.Describe(rates, 0.05),
 		TokensPerSec:          stats.Rate(s.Window.Tokens, s.Elapsed.Seconds()),
 		WakeupsPerToken:       stats.PerEvent(uint64(sleeps), t.Tokens),
 		ReturnsPerToken:       stats.PerEvent(t.Returns, t.Tokens),

@@ -65,7 +65,7 @@ func TestRoundOrder(t *testing.T) {
 // number, the evts/sec summary made of the repetitions' medians.
 func TestMedianFigures(t *testing.T) {
 	rep := func(evts, tps, wake, sys float64, lo, hi uint64) herd.Figures {
-		return herd.Figures{EventsPerSec: stats.Summary{Median: evts}, TokensPerSec: tps, WakeupsPerToken: wake,
+		return herd.Figures{EventsPerSec: stats.Sample{Median: evts}, TokensPerSec: tps, WakeupsPerToken: wake,
 			ReturnsPerToken: wake / 2, WastedReturnsPerToken: wake / 4, WastedReturnShare: 0.5, WastedReadsPerToken: 1,
 			WaiterSystem: sys, SystemPerToken: sys / 1000, UserPerToken: 7, WriterSystemPerToken: sys / 100, MinTokens: lo, MaxTokens: hi}
 	}
@@ -77,7 +77,7 @@ func TestMedianFigures(t *testing.T) {
 	if e.N != 3 || e.Median != 200 || e.Min != 100 || e.Max != 300 {
 		t.Errorf("evts/sec summary %+v: want n 3, median 200, min 100, max 300", e)
 	}
-	m.EventsPerSec = stats.Summary{}
+	m.EventsPerSec = stats.Sample{}
 	if m != want {
 		t.Errorf("medians of three:\n got %+v\nwant %+v", m, want)
 	}

@@ -150,7 +150,7 @@ func TestEpollPipeBenchMedians(t *testing.T) {
 				t.Errorf("%s at %v pipes: no published lines", s.Name, x)
 				continue
 			}
-			if med := stats.Summarize(lines, 1).Median; med != s.Y[i] {
+			if med := stats.Describe(lines, 1).Median; med != s.Y[i] {
 				t.Errorf("%s at %v pipes: table says %v, the lines' median is %v", s.Name, x, s.Y[i], med)
 			}
 			n++

@@ -39,7 +39,7 @@ func MedianPoints(reps []Repetition) []Point {
 			for j := range pts {
 				xs[j] = float64(v(&pts[j]))
 			}
-			return time.Duration(math.Round(stats.Summarize(xs, 0.05).Median))
+			return time.Duration(math.Round(stats.Describe(xs, 0.05).Median))
 		}
 		for _, p := range pts {
 			out[i].Samples += p.Samples

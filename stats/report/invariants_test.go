@@ -285,7 +285,7 @@ func TestCheckCatches(t *testing.T) {
 		want  string
 	}{
 		{"evts/sec over the warm-up instead of the last interval", func(r *pipebench.Result, s *summary.Summary) {
-			s.EventsPerSec = stats.Summarize([]float64{90000, 100000, 110000}, summary.NoisyCV)
+			s.EventsPerSec = stats.Describe([]float64{90000, 100000, 110000}, summary.NoisyCV)
 		}, "evts/sec min (the slowest interval after warm-up) = 90000, recomputed 100000"},
 		{"evts/sec median off the middle", func(r *pipebench.Result, s *summary.Summary) { s.EventsPerSec.Median = 101000 }, "evts/sec median 101000 has 1 of the 3"},
 		{"tokens/sec of the events", func(r *pipebench.Result, s *summary.Summary) { s.TokensPerSec = 100000 }, "tokens/sec 100000 outside the intervals' after warm-up"},

@@ -190,7 +190,7 @@ func buildSweepTable(r *sweep.Result, what string, value func(sweep.Point) (floa
 		}
 	}
 	for k, vs := range values {
-		*at(k) = SweepCell{State: CellMeasured, Value: stats.Summarize(vs, 0).Median, Noisy: noisyKey[k]}
+		*at(k) = SweepCell{State: CellMeasured, Value: stats.Describe(vs, 0).Median, Noisy: noisyKey[k]}
 	}
 	for _, s := range r.Skipped {
 		*at(s.Key) = SweepCell{State: CellSkipped}

@@ -39,11 +39,11 @@ func NewRun(index int, res *pipebench.Result, err error, warmup int, duration ti
 // before its duration, had no interval after warm-up, or no events.
 type Across struct {
 	// Runs were made; Summarized of them count; LeftOut did not.
-	Runs         int           `json:"runs"`
-	Summarized   int           `json:"runs_summarized"`
-	LeftOut      int           `json:"runs_left_out"`
-	EventsPerSec stats.Summary `json:"evts_per_sec_of_run_medians"`
-	Warnings     []string      `json:"warnings,omitempty"`
+	Runs         int          `json:"runs"`
+	Summarized   int          `json:"runs_summarized"`
+	LeftOut      int          `json:"runs_left_out"`
+	EventsPerSec stats.Sample `json:"evts_per_sec_of_run_medians"`
+	Warnings     []string     `json:"warnings,omitempty"`
 }
 
 // SummarizeRuns summarises the runs that are not left out.
@@ -54,7 +54,7 @@ func SummarizeRuns(runs []Run) Across {
 			xs = append(xs, r.Summary.EventsPerSec.Median)
 		}
 	}
-	a := Across{Runs: len(runs), Summarized: len(xs), LeftOut: len(runs) - len(xs), EventsPerSec: stats.Summarize(xs, NoisyCV)}
+	a := Across{Runs: len(runs), Summarized: len(xs), LeftOut: len(runs) - len(xs), EventsPerSec: stats.Describe(xs, NoisyCV)}
 	if len(runs) > 1 {
 		a.Warnings = a.EventsPerSec.Warnings("run")
 	}

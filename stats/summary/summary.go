@@ -32,7 +32,7 @@ const NoisyCV = 0.05
 // whole window (Totals, PerCall, Latency, CPU usage), warm-up included.
 type Summary struct {
 	// EventsPerSec summarises evts/sec over the intervals after warm-up.
-	EventsPerSec stats.Summary `json:"evts_per_sec"`
+	EventsPerSec stats.Sample `json:"evts_per_sec"`
 	// Warmup is how many leading intervals were left out.
 	Warmup int `json:"warmup_intervals"`
 	// TokensPerSec is tokens received per second over the same intervals.
@@ -122,7 +122,7 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 		secs += iv.Seconds
 	}
 	s := Summary{
-		EventsPerSec: stats.Summarize(xs, NoisyCV),
+		EventsPerSec: stats.Describe(xs, NoisyCV),
 		Warmup:       warmup,
 		TokensPerSec: stats.Rate(toks, secs),
 		Applies:      !res.Setup.NoWaitCall,

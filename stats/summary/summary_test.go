@@ -94,9 +94,9 @@ func TestSummarizeWarmupRule(t *testing.T) {
 
 func TestSummarizeRuns(t *testing.T) {
 	a := summary.SummarizeRuns([]summary.Run{
-		{Summary: summary.Summary{EventsPerSec: stats.Summary{N: 3, Median: 100}}},
-		{Summary: summary.Summary{EventsPerSec: stats.Summary{N: 3, Median: 200}}},
-		{Summary: summary.Summary{EventsPerSec: stats.Summary{N: 2, Median: 1000}}, LeftOut: "failed"},
+		{Summary: summary.Summary{EventsPerSec: stats.Sample{N: 3, Median: 100}}},
+		{Summary: summary.Summary{EventsPerSec: stats.Sample{N: 3, Median: 200}}},
+		{Summary: summary.Summary{EventsPerSec: stats.Sample{N: 2, Median: 1000}}, LeftOut: "failed"},
 	})
 	if a.Runs != 3 || a.Summarized != 2 || a.LeftOut != 1 || a.EventsPerSec.N != 2 || a.EventsPerSec.Median != 150 {
 		t.Errorf("across runs %+v", a)

@@ -70,12 +70,12 @@ func FromSweep(r *sweep.Result, ref *sweep.Ref) Figure {
 			slices.Sort(pipes)
 			for _, n := range pipes {
 				xs := rates[n]
-				rate.X, rate.Y = append(rate.X, float64(n)), append(rate.Y, stats.Summarize(xs, 0).Median)
+				rate.X, rate.Y = append(rate.X, float64(n)), append(rate.Y, stats.Describe(xs, 0).Median)
 				if r.Rounds > 1 {
 					rate.Lo, rate.Hi = append(rate.Lo, slices.Min(xs)), append(rate.Hi, slices.Max(xs))
 				}
 				if ys := samp[n]; len(ys) > 0 {
-					samples.X, samples.Y = append(samples.X, float64(n)), append(samples.Y, stats.Summarize(ys, 0).Median)
+					samples.X, samples.Y = append(samples.X, float64(n)), append(samples.Y, stats.Describe(ys, 0).Median)
 				}
 			}
 			if len(rate.X) > 0 {

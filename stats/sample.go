@@ -8,10 +8,11 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Summary describes a sample of per-interval rates (evts/sec of each interval
-// after warm-up). Every field is finite, so a Summary always encodes as JSON.
-type Summary struct {
-	// N is the number of finite values summarized.
+// Sample describes a sample of values (the evts/sec of a run's intervals
+// after warm-up, the medians of several runs): its size, centre and spread.
+// Every field is finite, so a Sample always encodes as JSON.
+type Sample struct {
+	// N is the number of finite values described.
 	N int `json:"n"`
 	// Median is the middle value; for an even N, the mean of the two middle
 	// values.
@@ -31,19 +32,19 @@ type Summary struct {
 	Noisy bool `json:"noisy"`
 	// CVThreshold is the threshold Noisy was judged against (pipebench: 0.05).
 	CVThreshold float64 `json:"cv_threshold"`
-	// Skipped counts the NaN and infinite inputs left out of the summary.
+	// Skipped counts the NaN and infinite inputs left out.
 	Skipped int `json:"skipped,omitempty"`
 }
 
-// ConfidenceLevel is the two-sided level of Summary's confidence interval.
+// ConfidenceLevel is the two-sided level of Sample's confidence interval.
 const ConfidenceLevel = 0.95
 
-// Summarize summarizes xs, marking the summary Noisy when its coefficient of
+// Describe describes xs, marking the sample Noisy when its coefficient of
 // variation exceeds noisyCV. NaN and infinite values are skipped and counted
-// in Skipped. An empty sample gives a zero Summary with N = 0. xs is not
+// in Skipped. An empty sample gives a zero Sample with N = 0. xs is not
 // modified. The sums involved must stay finite (magnitudes well below 1e300).
-func Summarize(xs []float64, noisyCV float64) Summary {
-	s := Summary{CVThreshold: noisyCV}
+func Describe(xs []float64, noisyCV float64) Sample {
+	s := Sample{CVThreshold: noisyCV}
 	sorted := make([]float64, 0, len(xs))
 	for _, x := range xs {
 		if math.IsNaN(x) || math.IsInf(x, 0) {

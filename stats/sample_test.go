@@ -37,54 +37,54 @@ func TestTCritical(t *testing.T) {
 
 // The expectations are worked by hand: sample standard deviation with
 // divisor n-1, half-width t * sd / sqrt(n).
-func TestSummarize(t *testing.T) {
+func TestDescribe(t *testing.T) {
 	nan, inf := math.NaN(), math.Inf(1)
 	for _, tc := range []struct {
 		name string
 		xs   []float64
-		want Summary
+		want Sample
 	}{
-		{"nil", nil, Summary{}},
-		{"empty", []float64{}, Summary{}},
+		{"nil", nil, Sample{}},
+		{"empty", []float64{}, Sample{}},
 		{"one", []float64{42},
-			Summary{N: 1, Median: 42, Mean: 42, Min: 42, Max: 42, CILow: 42, CIHigh: 42}},
+			Sample{N: 1, Median: 42, Mean: 42, Min: 42, Max: 42, CILow: 42, CIHigh: 42}},
 		// mean 11, sd sqrt(2), se 1, t(1) 12.706205
 		{"two", []float64{12, 10},
-			Summary{N: 2, Median: 11, Mean: 11, StdDev: 1.414214, Min: 10, Max: 12,
+			Sample{N: 2, Median: 11, Mean: 11, StdDev: 1.414214, Min: 10, Max: 12,
 				CILow: -1.706205, CIHigh: 23.706205, CV: 0.128565, Noisy: true}},
 		// mean 3, var 10/4, sd 1.581139, se 0.707107, t(4) 2.776445
 		{"odd", []float64{5, 1, 4, 2, 3},
-			Summary{N: 5, Median: 3, Mean: 3, StdDev: 1.581139, Min: 1, Max: 5,
+			Sample{N: 5, Median: 3, Mean: 3, StdDev: 1.581139, Min: 1, Max: 5,
 				CILow: 1.036757, CIHigh: 4.963243, CV: 0.527046, Noisy: true}},
 		// median (4+5)/2; mean 5, var 32/7, sd 2.138090, se sqrt(4/7) 0.755929, t(7) 2.364624
 		{"even", []float64{9, 2, 4, 4, 5, 4, 7, 5},
-			Summary{N: 8, Median: 4.5, Mean: 5, StdDev: 2.138090, Min: 2, Max: 9,
+			Sample{N: 8, Median: 4.5, Mean: 5, StdDev: 2.138090, Min: 2, Max: 9,
 				CILow: 3.212512, CIHigh: 6.787488, CV: 0.427618, Noisy: true}},
 		{"even four", []float64{4, 1, 3, 2},
-			Summary{N: 4, Median: 2.5, Mean: 2.5, StdDev: 1.290994, Min: 1, Max: 4,
+			Sample{N: 4, Median: 2.5, Mean: 2.5, StdDev: 1.290994, Min: 1, Max: 4,
 				// se 0.645497, t(3) 3.182446
 				CILow: 0.445747, CIHigh: 4.554253, CV: 0.516398, Noisy: true}},
 		{"constant", []float64{100, 100, 100},
-			Summary{N: 3, Median: 100, Mean: 100, Min: 100, Max: 100, CILow: 100, CIHigh: 100}},
+			Sample{N: 3, Median: 100, Mean: 100, Min: 100, Max: 100, CILow: 100, CIHigh: 100}},
 		// mean 100, sd 7, CV 0.07
 		{"rates", []float64{100e3, 107e3, 93e3},
-			Summary{N: 3, Median: 100e3, Mean: 100e3, StdDev: 7e3, Min: 93e3, Max: 107e3,
+			Sample{N: 3, Median: 100e3, Mean: 100e3, StdDev: 7e3, Min: 93e3, Max: 107e3,
 				// se 7e3/sqrt(3) 4041.452, t(2) 4.302653
 				CILow: 82611.05, CIHigh: 117388.95, CV: 0.07, Noisy: true}},
 		// zero mean: CV would be infinite; reported as 0
 		{"zero mean", []float64{-1, 1},
-			Summary{N: 2, Median: 0, Mean: 0, StdDev: 1.414214, Min: -1, Max: 1,
+			Sample{N: 2, Median: 0, Mean: 0, StdDev: 1.414214, Min: -1, Max: 1,
 				CILow: -12.706205, CIHigh: 12.706205}},
 		{"non-finite skipped", []float64{1, nan, 3, inf, -inf},
-			Summary{N: 2, Median: 2, Mean: 2, StdDev: 1.414214, Min: 1, Max: 3,
+			Sample{N: 2, Median: 2, Mean: 2, StdDev: 1.414214, Min: 1, Max: 3,
 				CILow: -10.706205, CIHigh: 14.706205, CV: 0.707107, Noisy: true, Skipped: 3}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.want.CVThreshold = 0.05
 			in := slices.Clone(tc.xs)
-			got := Summarize(in, 0.05)
+			got := Describe(in, 0.05)
 			if !same(in, tc.xs) {
-				t.Errorf("Summarize modified its input: %v, was %v", in, tc.xs)
+				t.Errorf("Describe modified its input: %v, was %v", in, tc.xs)
 			}
 			tol := 1e-5 * max(1, math.Abs(tc.want.Mean))
 			if got.N != tc.want.N || got.Skipped != tc.want.Skipped ||
@@ -94,14 +94,14 @@ func TestSummarize(t *testing.T) {
 				!near(got.Min, tc.want.Min, 0) || !near(got.Max, tc.want.Max, 0) ||
 				!near(got.CILow, tc.want.CILow, tol) || !near(got.CIHigh, tc.want.CIHigh, tol) ||
 				!near(got.CV, tc.want.CV, 1e-6) {
-				t.Errorf("Summarize(%v) =\n%+v, want\n%+v", tc.xs, got, tc.want)
+				t.Errorf("Describe(%v) =\n%+v, want\n%+v", tc.xs, got, tc.want)
 			}
 		})
 	}
 }
 
 // {93, 100, 107} has CV exactly 7/100.
-func TestSummarizeNoisyThreshold(t *testing.T) {
+func TestDescribeNoisyThreshold(t *testing.T) {
 	xs := []float64{93, 100, 107}
 	for _, tc := range []struct {
 		threshold float64
@@ -113,19 +113,19 @@ func TestSummarizeNoisyThreshold(t *testing.T) {
 		{0.0701, false},
 		{0.10, false},
 	} {
-		if got := Summarize(xs, tc.threshold); got.Noisy != tc.noisy {
+		if got := Describe(xs, tc.threshold); got.Noisy != tc.noisy {
 			t.Errorf("threshold %g: Noisy = %v (CV %g), want %v", tc.threshold, got.Noisy, got.CV, tc.noisy)
 		}
 	}
 }
 
-// Every Summary must survive JSON, which has no NaN or infinity, under
+// Every Sample must survive JSON, which has no NaN or infinity, under
 // snake_case names.
-func TestSummaryJSON(t *testing.T) {
+func TestSampleJSON(t *testing.T) {
 	for _, xs := range [][]float64{nil, {7}, {1, 2}, {0, 0}, {-1, 1}, {math.NaN()}} {
-		b, err := json.Marshal(Summarize(xs, 0.05))
+		b, err := json.Marshal(Describe(xs, 0.05))
 		if err != nil {
-			t.Fatalf("Summarize(%v): json: %v", xs, err)
+			t.Fatalf("Describe(%v): json: %v", xs, err)
 		}
 		var m map[string]any
 		if err := json.Unmarshal(b, &m); err != nil {
@@ -134,7 +134,7 @@ func TestSummaryJSON(t *testing.T) {
 		for _, k := range []string{"n", "median", "mean", "std_dev", "min", "max",
 			"ci_low", "ci_high", "cv", "noisy", "cv_threshold"} {
 			if _, ok := m[k]; !ok {
-				t.Errorf("Summarize(%v): JSON %s lacks %q", xs, b, k)
+				t.Errorf("Describe(%v): JSON %s lacks %q", xs, b, k)
 			}
 		}
 	}
