@@ -154,3 +154,26 @@ func TestRunDelayThroughSignals(t *testing.T) {
 		t.Errorf("%d readiness calls in %v with a %v delay and %d signals to the reader: want at most %d", res.Totals.Calls, res.Elapsed, cfg.Delay, sent, most)
 	}
 }
+
+// TestIntervalsHoldTheirCalls: a reader that makes fewer readiness calls
+// than it publishes after (a 5 ms delay before each: about 80 calls in the
+// window) still publishes at every interval's boundary, when the reporter
+// asks, so that the intervals hold the calls made in them and the tail
+// only the end of the window's.
+func TestIntervalsHoldTheirCalls(t *testing.T) {
+	cfg := baseConfig()
+	cfg.Writer, cfg.Delay = pipebench.WriterSelf, 5*time.Millisecond
+	res, err := pipebench.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAccounting(t, res)
+	var calls uint64
+	for _, iv := range res.Intervals {
+		calls += iv.Calls
+	}
+	if calls < res.Totals.Calls/2 {
+		t.Errorf("the intervals hold %d of the window's %d readiness calls, the tail %d: want most in the intervals",
+			calls, res.Totals.Calls, res.Tail.Calls)
+	}
+}

@@ -435,7 +435,9 @@ func (r *run) report(w window, readDone <-chan struct{}) {
 	prevCPU := w.cpu0
 	last := t0
 	clock := lifecycle.Clock{Start: t0, Every: cfg.Interval, For: cfg.Duration, StallAfter: cfg.StallAfter}
-	end, idle := clock.Run(cfg.Stop, r.halt.Done(), readDone, func(k int, now time.Time) (bool, bool) {
+	end, idle := clock.Run(cfg.Stop, r.halt.Done(), readDone, func(k int, woke time.Time) (bool, bool) {
+		r.freshen()
+		now := time.Now()
 		per := r.snapshot()
 		snap := sum(per)
 		snap.Ctl = r.ctlNow()
@@ -447,7 +449,7 @@ func (r *run) report(w window, readDone <-chan struct{}) {
 				iv.Readers[i] = c.Events - prevPer[i].Events
 			}
 		}
-		iv.Late = now.Sub(t0.Add(time.Duration(k) * cfg.Interval))
+		iv.Late = woke.Sub(t0.Add(time.Duration(k) * cfg.Interval))
 		prev, prevPer, last, prevCPU = snap, per, now, cpu
 		r.obs.reported = snap
 		r.obs.reported.Ctl -= ctl0
