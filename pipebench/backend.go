@@ -224,6 +224,11 @@ func (f *Factory) runsWith(m WriterMode) bool {
 	return f.Writers == nil || slices.Contains(f.Writers, m)
 }
 
+// IsLoop says whether the backend makes no readiness call the harness
+// asks for, so that the settings acting on one (-churn, -delay,
+// -maxevents, several readers) do not apply to it.
+func (f *Factory) IsLoop() bool { return f.Features.Has(NoWaitCall) }
+
 // Validate reports a factory that cannot be used by the harness.
 func (f *Factory) Validate() error {
 	if f.Name == "" {

@@ -329,7 +329,7 @@ func (c *Config) checkThreads() error {
 	mode := c.writerMode()
 	rd, wr := s("Readers", c.readers()), s("Writers", c.writers())
 	switch {
-	case c.Backend.Features.Has(NoWaitCall):
+	case c.Backend.IsLoop():
 		return e(rd, t(" and "), wr, t(" with "), s("Backend", c.Backend.Name), t(": it makes no readiness call for several reader threads to share out"))
 	case mode != WriterThread && mode != WriterAuto:
 		return e(rd, t(" and "), wr, t(" need "), Field("Writer"), t(" thread (or auto), not %s: several readers or writers are threads of one process", mode))

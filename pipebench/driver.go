@@ -85,7 +85,7 @@ func (d *Drive) Stopped() bool { return d.stop.Load() }
 func (d *Drive) latency() bool { return d.format == tokens.Stamp }
 
 // checkDriver refuses the settings that act on a readiness call when the
-// backend makes none (NoWaitCall), on the reader thread when it reads on
+// backend makes none (a Loop), on the reader thread when it reads on
 // goroutines instead (Goroutines), and nesting where the backend has none
 // (Nests).
 func (c *Config) checkDriver() error {
@@ -93,12 +93,13 @@ func (c *Config) checkDriver() error {
 	with := func(field, why string) error {
 		return NewConfigError(Field(field), Text(" with "), Setting("Backend", c.Backend.Name), Text(": %s", why))
 	}
+	loop := c.Backend.IsLoop()
 	switch {
-	case f.Has(NoWaitCall) && c.Churn > 0:
+	case loop && c.Churn > 0:
 		return with("Churn", "it makes no readiness call to churn interest after")
-	case f.Has(NoWaitCall) && c.Delay > 0:
+	case loop && c.Delay > 0:
 		return with("Delay", "it makes no readiness call to delay")
-	case f.Has(NoWaitCall) && c.MaxEvents > 0:
+	case loop && c.MaxEvents > 0:
 		return with("MaxEvents", "it makes no readiness call to cap")
 	case c.Nest > 0 && !f.Has(Nests):
 		return with("Nest", "only the epoll backends nest (epoll, epoll-et, epoll-oneshot)")
