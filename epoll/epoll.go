@@ -71,7 +71,7 @@ func (b *backend) wait(events []unix.EpollEvent, msec int) (int, error) {
 }
 
 // pwait is one epoll_pwait on epfd with no signal mask (epoll_wait where
-// it exists, and the only form on arm64). It blocks as the Backend contract
+// it exists, and the only form on arm64). It blocks as the Mechanism contract
 // says a wait call must: a raw system call that keeps this thread's P,
 // unless the opener asked for Waiter.SyscallSleep. It calls the standard
 // library's RawSyscall6 itself: x/sys's wrappers reach the same function
@@ -95,8 +95,8 @@ func (b *backend) pwait(epfd int, events []unix.EpollEvent, msec int) (int, erro
 
 // opener returns the Open function of the variant whose extra event flags
 // are mode (0, EPOLLET or EPOLLONESHOT).
-func opener(mode uint32) func(pipebench.Options) (pipebench.Backend, error) {
-	return func(o pipebench.Options) (pipebench.Backend, error) { return open(o, mode, Waiter{}) }
+func opener(mode uint32) func(pipebench.Options) (pipebench.Mechanism, error) {
+	return func(o pipebench.Options) (pipebench.Mechanism, error) { return open(o, mode, Waiter{}) }
 }
 
 // Waiter is what a herd's waiter (experiment/herd) asks of its epoll set
@@ -107,7 +107,7 @@ type Waiter struct {
 	Exclusive bool
 	// SyscallSleep makes Wait sleep through syscall.Syscall, which tells the
 	// Go scheduler that the thread is in a system call, rather than through
-	// a raw call that keeps its P (see pipebench.Backend). A herd is hundreds
+	// a raw call that keeps its P (see pipebench.Mechanism). A herd is hundreds
 	// of threads that sleep most of the time, which in raw calls the runtime
 	// takes for running goroutines and signals every 10 ms to preempt them,
 	// each signal a wake-up and a context switch that the herd would count
@@ -117,9 +117,9 @@ type Waiter struct {
 }
 
 // OpenWaiter opens a level-triggered set (LevelFactory's) as waiter w.
-func OpenWaiter(o pipebench.Options, w Waiter) (pipebench.Backend, error) { return open(o, 0, w) }
+func OpenWaiter(o pipebench.Options, w Waiter) (pipebench.Mechanism, error) { return open(o, 0, w) }
 
-func open(o pipebench.Options, mode uint32, w Waiter) (pipebench.Backend, error) {
+func open(o pipebench.Options, mode uint32, w Waiter) (pipebench.Mechanism, error) {
 	if o.Pipes < 0 || o.MaxFD < 0 {
 		return nil, fmt.Errorf("epoll: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
 	}

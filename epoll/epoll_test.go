@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 
 func TestEpoll(t *testing.T) {
 	for _, f := range Factories {
-		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestBackend(t, f) })
+		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestMechanism(t, f) })
 	}
 }
 
@@ -36,7 +36,7 @@ func TestExclusive(t *testing.T) {
 		asWaiter(LevelFactory, 0, Waiter{Exclusive: true}),
 		asWaiter(EdgeFactory, unix.EPOLLET, Waiter{Exclusive: true}),
 	} {
-		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestBackend(t, f) })
+		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestMechanism(t, f) })
 	}
 }
 
@@ -55,15 +55,15 @@ func TestOpenWaiter(t *testing.T) {
 	for _, w := range []Waiter{{SyscallSleep: true}, {SyscallSleep: true, Exclusive: true}} {
 		f := LevelFactory
 		f.Name += fmt.Sprintf("+waiter(exclusive=%v)", w.Exclusive)
-		f.Open = func(o pipebench.Options) (pipebench.Backend, error) { return OpenWaiter(o, w) }
-		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestBackend(t, f) })
+		f.Open = func(o pipebench.Options) (pipebench.Mechanism, error) { return OpenWaiter(o, w) }
+		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestMechanism(t, f) })
 	}
 }
 
 // asWaiter is variant f (its event flags mode) opening its sets as waiter w.
 func asWaiter(f pipebench.Factory, mode uint32, w Waiter) pipebench.Factory {
 	f.Name += "+exclusive"
-	f.Open = func(o pipebench.Options) (pipebench.Backend, error) { return open(o, mode, w) }
+	f.Open = func(o pipebench.Options) (pipebench.Mechanism, error) { return open(o, mode, w) }
 	return f
 }
 
@@ -72,7 +72,7 @@ func asWaiter(f pipebench.Factory, mode uint32, w Waiter) pipebench.Factory {
 func withOptions(f pipebench.Factory, suffix string, edit func(*pipebench.Options)) pipebench.Factory {
 	open := f.Open
 	f.Name += suffix
-	f.Open = func(o pipebench.Options) (pipebench.Backend, error) {
+	f.Open = func(o pipebench.Options) (pipebench.Mechanism, error) {
 		edit(&o)
 		return open(o)
 	}
@@ -91,7 +91,7 @@ func TestNested(t *testing.T) {
 	for _, depth := range []int{1, pipebench.MaxNest} {
 		for _, f := range Factories {
 			f := withOptions(f, fmt.Sprintf("+nest%d", depth), func(o *pipebench.Options) { o.Nest = depth })
-			t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestBackend(t, f) })
+			t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestMechanism(t, f) })
 		}
 	}
 }

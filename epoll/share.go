@@ -13,7 +13,7 @@ import (
 // level-triggered descriptor goes back on the ready list, so another
 // waiter may be handed it too, and find it empty). Its chain holds no
 // levels, so its Close releases nothing: the sets are b's.
-func (b *backend) Share() (pipebench.Backend, error) {
+func (b *backend) Share() (pipebench.Mechanism, error) {
 	s := &backend{
 		epfd:         b.epfd,
 		top:          b.top,

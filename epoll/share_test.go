@@ -60,7 +60,7 @@ func testShare(t *testing.T, f pipebench.Factory, nest int) {
 		wg   sync.WaitGroup
 		reps [2]int
 	)
-	for w, be := range []pipebench.Backend{orig, sb} {
+	for w, be := range []pipebench.Mechanism{orig, sb} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

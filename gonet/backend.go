@@ -1,7 +1,6 @@
 package gonet
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -22,7 +21,7 @@ type backend struct {
 	stop  atomic.Bool
 }
 
-func open(o pipebench.Options) (pipebench.Backend, error) {
+func open(o pipebench.Options) (pipebench.Loop, error) {
 	if o.Pipes < 0 || o.MaxFD < 0 {
 		return nil, fmt.Errorf("gonet: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
 	}
@@ -71,7 +70,7 @@ func (b *backend) Add(fd int, tag int32) error {
 }
 
 // Remove closes fd's duplicate, which takes it out of the netpoller (one
-// epoll_ctl, counted). It must not be called while Drive runs.
+// epoll_ctl, counted). It must not be called while Run runs.
 func (b *backend) Remove(fd int, tag int32) error {
 	if fd < 0 || fd >= len(b.index) || b.index[fd] < 0 {
 		return fmt.Errorf("gonet remove fd %d: not registered", fd)
@@ -92,15 +91,9 @@ func (b *backend) Remove(fd int, tag int32) error {
 	return nil
 }
 
-var errNoWait = errors.New("gonet makes no readiness call: the harness drives it (pipebench.Driver)")
-
-// Wait is never called by the harness, which drives this backend.
-func (b *backend) Wait([]int32, time.Duration) (int, error) { return 0, errNoWait }
-
+// CtlCalls counts the netpoller's registrations and removals (the
+// readiness calls are the Go runtime's own, and not counted).
 func (b *backend) CtlCalls() uint64 { return b.ctl.Load() }
-
-// WaitSyscalls is 0: the readiness calls are the Go runtime's own.
-func (b *backend) WaitSyscalls() uint64 { return 0 }
 
 // Close closes every duplicate (an epoll_ctl each, counted); the
 // registered descriptors stay open.
@@ -117,16 +110,18 @@ func (b *backend) Close() error {
 	return first
 }
 
-// Drive starts one goroutine per registered pipe, each reading its pipe
+// Run starts one goroutine per registered pipe, each reading its pipe
 // and reporting to a worker of its own, until the run ends.
-func (b *backend) Drive(d *pipebench.Drive) error {
-	ws := d.Workers(len(b.pipes))
+func (b *backend) Run(s *pipebench.Surface) error {
+	ws := s.Workers(len(b.pipes))
 	sinks := make([]sink, len(ws))
 	for i, w := range ws {
 		sinks[i] = w
 	}
-	return b.serveAll(sinks, d.Done)
+	return b.serveAll(sinks, s.Done)
 }
+
+var _ pipebench.Loop = (*backend)(nil)
 
 // serveAll runs one goroutine per registered pipe, pipe i reporting to
 // sinks[i], until done is closed or one of them fails. It then stops them

@@ -3,9 +3,9 @@
 // descriptor becomes an *os.File (non-blocking, so the runtime registers it
 // with its own edge-triggered epoll) and one goroutine per pipe blocks in a
 // read of it, parked by the runtime until the descriptor is readable. There
-// is no readiness call of ours at all, so the backend implements
-// pipebench.Driver instead of answering Wait, and its factory declares
-// NoWaitCall: samples per call does not apply.
+// is no readiness call of ours at all, so the backend is a pipebench.Loop
+// (it replaces the reader's loop, and has no Wait): samples per call does
+// not apply.
 //
 // The read is the one (*os.File).Read makes (internal/poll: read(2), and on
 // EAGAIN park on the netpoller and read again), reached through
@@ -31,8 +31,8 @@ import "github.com/pipebench/pipebench/pipebench"
 var Factory = pipebench.Factory{
 	Name:       "gonet",
 	Summary:    "the Go runtime's netpoller: os.NewFile per pipe, one goroutine blocked in Read on each",
-	Features:   pipebench.NoWaitCall | pipebench.Goroutines,
+	Features:   pipebench.Goroutines,
 	FDs:        0,
 	FDsPerPipe: 1,
-	Open:       open,
+	OpenLoop:   open,
 }

@@ -6,10 +6,20 @@ import (
 	"time"
 )
 
-// Backend is one readiness-notification mechanism: it is told which
-// descriptors to watch for readability and reports, when asked, which of
-// them are ready. Every implementation must provide these methods, and the
-// conformance suite in package pipebenchtest checks each rule on real pipes.
+// A backend is one of two small tables, as libevent's eventop and Go's
+// netpoll keep one small thing per mechanism. A Mechanism (select, poll,
+// epoll and its variants, io_uring poll) answers the readiness call, Wait,
+// and nothing else: the harness's reader loop (reader.go) asks it which
+// pipes are ready and reads them. A Loop (the bypass, gonet, io_uring's
+// rw variants) makes no readiness call the harness could ask for: it
+// replaces the reader's loop, through the Surface (driver.go) that the
+// reader's loop is built on too. Both register the pipes the same way
+// (Interest), and neither has a method it cannot honour. A Factory opens
+// one or the other (Open, OpenLoop); the command's table lists both, and
+// -b takes names from both.
+
+// Interest is the registration half both tables share: the pipes a
+// backend watches (a Mechanism) or serves (a Loop), by tag.
 //
 // Add registers fd for readability under tag. Tags are integers from 0 to
 // Options.Pipes-1 chosen by the caller (the harness uses the pipe's index);
@@ -20,8 +30,32 @@ import (
 // in Add, never in Wait).
 //
 // Remove stops watching fd. Once Remove returns, Wait never reports tag
-// again until it is added anew, even if the descriptor was ready before.
-// Removing a descriptor that is not registered is an error.
+// again until it is added anew, even if the descriptor was ready before
+// (a Loop does not read it again). Removing a descriptor that is not
+// registered is an error.
+//
+// Close releases what the backend holds (an epoll descriptor, a ring, a
+// Loop's duplicates of the read ends). It does not close the registered
+// descriptors; a second Close does nothing. Add, Remove and Close are
+// called from one goroutine at a time, never while Wait or Loop.Run runs;
+// the backend needs no lock.
+//
+// CtlCalls returns how many interest-changing system calls (epoll_ctl and the
+// like) the backend has made so far; backends that change interest in user
+// memory (poll, select, the bypass) return 0. It may be called from another
+// goroutine.
+type Interest interface {
+	Add(fd int, tag int32) error
+	Remove(fd int, tag int32) error
+	CtlCalls() uint64
+	Close() error
+}
+
+// Mechanism is one readiness-notification mechanism: it is told which
+// descriptors to watch for readability (Interest) and reports, when asked,
+// which of them are ready. Every implementation must provide these methods,
+// and the mechanisms' part of the conformance suite (package pipebenchtest,
+// TestMechanism) checks each rule on real pipes.
 //
 // Wait blocks until at least one registered descriptor is readable (data or
 // end of file) or the timeout passes, stores the tags of ready descriptors in
@@ -55,14 +89,6 @@ import (
 // feature disarm a descriptor when they report it and re-arm it, themselves,
 // at the start of the next Wait (after the caller has read it).
 //
-// Close releases what the backend holds (an epoll descriptor, a ring). It
-// does not close the registered descriptors; a second Close does nothing. Wait, Add and Remove are called
-// from one goroutine at a time; the backend needs no lock.
-//
-// CtlCalls returns how many interest-changing system calls (epoll_ctl and the
-// like) the backend has made so far; backends that change interest in user
-// memory (poll, select) return 0. It may be called from another goroutine.
-//
 // WaitSyscalls returns how many system calls of its readiness mechanism the
 // backend has made so far, from any method: every epoll_pwait, ppoll,
 // pselect6 or io_uring_enter, whether it waited, only submitted queued work
@@ -72,18 +98,15 @@ import (
 // ctl call counted by CtlCalls is never counted here too. The caller of
 // Wait reads it, from Wait's goroutine, when it publishes its counts (every
 // so many readiness calls): it needs no atomic.
-type Backend interface {
-	Add(fd int, tag int32) error
-	Remove(fd int, tag int32) error
+type Mechanism interface {
+	Interest
 	Wait(ready []int32, timeout time.Duration) (int, error)
-	CtlCalls() uint64
 	WaitSyscalls() uint64
-	Close() error
 }
 
-// Sharer is implemented by a Backend whose kernel instance several
+// Sharer is implemented by a Mechanism whose kernel instance several
 // threads may wait on at once, as epoll's can (Features Shares). Share
-// returns another Backend on the same instance, with buffers and counters
+// returns another Mechanism on the same instance, with buffers and counters
 // of its own: its Wait may run on another thread at the same time as the
 // original's and every other share's, and its WaitSyscalls and CtlCalls
 // count its own calls only. Registrations are made on the original (a
@@ -91,12 +114,13 @@ type Backend interface {
 // does not use them); closing a share releases nothing of the instance's,
 // which the original's Close closes.
 type Sharer interface {
-	Share() (Backend, error)
+	Share() (Mechanism, error)
 }
 
-// Armer is implemented by a Backend whose registrations must reach the
-// kernel from the thread that will wait: io_uring, whose kernel posts a
-// poll's completions from the thread that submitted the poll. Its Add only
+// Armer is implemented by a backend (a Mechanism or a Loop) whose
+// registrations must reach the kernel from the thread that will wait:
+// io_uring, whose kernel posts a poll's completions, and does a read's
+// work, from the thread that submitted the request. Its Add only
 // records a registration; Arm hands every one recorded so far to the
 // kernel, in as many system calls as the mechanism needs (counted by
 // WaitSyscalls), and returns once the kernel has them all. It reports
@@ -124,27 +148,22 @@ const (
 	// OneShot: a reported descriptor is disarmed until the backend re-arms it
 	// at the start of the next Wait; re-arming costs a ctl call per event.
 	OneShot
-	// NoWaitCall: the backend makes no readiness call (the bypass, the Go
-	// netpoller): it is a Driver, samples per call does not apply and is
-	// printed as n/a, and the settings that act on a readiness call (-churn,
-	// -delay) are refused.
-	NoWaitCall
-	// Goroutines: a NoWaitCall backend that reads on goroutines of its own,
-	// parked by the Go runtime (gonet), not on the reader thread: the reader
-	// thread then holds no P of its own, there is no reader thread to pin
-	// (-cpu is refused), and the reading process's other threads' CPU is
-	// its reading, not overhead (Setup.Driver).
+	// Goroutines: a Loop that reads on goroutines of its own, parked by
+	// the Go runtime (gonet), not on the reader thread: the reader thread
+	// then holds no P of its own, there is no reader thread to pin (-cpu
+	// is refused), and the reading process's other threads' CPU is its
+	// reading, not overhead (Setup.ReadsOnGoroutines).
 	Goroutines
 	// RingQueued: the work the backend hands the kernel is queued in an
 	// io_uring submission queue and carried by its io_uring_enter calls
 	// (WaitSyscalls), not made as system calls of its own: its interest
-	// changes (CtlCalls), and for a Driver (uring-rw) its reads and
-	// writes, which Counts.Reads and Writes then count as completed
-	// operations and whose io_uring_enter calls and completions it counts
-	// through Worker.Entered. System calls per token leave such entries
-	// out (Setup.Ring).
+	// changes (CtlCalls, Setup.CtlInRing), and for a Loop (uring-rw) its
+	// reads and writes, which Counts.Reads and Writes then count as
+	// completed operations and whose io_uring_enter calls and completions
+	// it counts through Worker.Entered (Setup.IOInRing). System calls per
+	// token leave such entries out.
 	RingQueued
-	// FollowsRoute: a Driver on the reader thread that, with a writer
+	// FollowsRoute: a Loop on the reader thread that, with a writer
 	// process, reads token k from the k-th pipe of the writer's route (the
 	// same route, the same seed), waiting for it in a blocking read(2) of
 	// that pipe: the bypass. The harness makes the read ends blocking for
@@ -178,7 +197,8 @@ type Options struct {
 	Nest int
 }
 
-// Factory describes a backend and opens instances of it. The command keeps
+// Factory describes a backend and opens instances of it: a Mechanism
+// (Open) or a Loop (OpenLoop), exactly one of the two. The command keeps
 // the table of factories (Bypass among them); backends do not know about
 // each other.
 type Factory struct {
@@ -203,9 +223,16 @@ type Factory struct {
 	// cannot run with, as a *ConfigError naming their Config fields; the
 	// harness calls it from Config.Validate.
 	Check func(*Config) error
-	// Open creates an instance.
-	Open func(Options) (Backend, error)
+	// Open creates an instance of a Mechanism; nil for a Loop.
+	Open func(Options) (Mechanism, error)
+	// OpenLoop creates an instance of a Loop; nil for a Mechanism.
+	OpenLoop func(Options) (Loop, error)
 }
+
+// IsLoop says whether the factory opens a Loop: a backend that makes no
+// readiness call the harness asks for, so that the settings acting on one
+// (-churn, -delay, -maxevents, several readers) do not apply to it.
+func (f *Factory) IsLoop() bool { return f.OpenLoop != nil }
 
 // autoWriters are the modes WriterAuto tries for a backend that declares
 // none.
@@ -224,18 +251,13 @@ func (f *Factory) runsWith(m WriterMode) bool {
 	return f.Writers == nil || slices.Contains(f.Writers, m)
 }
 
-// IsLoop says whether the backend makes no readiness call the harness
-// asks for, so that the settings acting on one (-churn, -delay,
-// -maxevents, several readers) do not apply to it.
-func (f *Factory) IsLoop() bool { return f.Features.Has(NoWaitCall) }
-
 // Validate reports a factory that cannot be used by the harness.
 func (f *Factory) Validate() error {
 	if f.Name == "" {
 		return fmt.Errorf("backend factory has no name")
 	}
-	if f.Open == nil {
-		return fmt.Errorf("backend %s: no Open function", f.Name)
+	if (f.Open == nil) == (f.OpenLoop == nil) {
+		return fmt.Errorf("backend %s: want one of Open (a Mechanism) and OpenLoop (a Loop)", f.Name)
 	}
 	return nil
 }

@@ -1,9 +1,7 @@
 package pipebench
 
 import (
-	"errors"
 	"fmt"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -14,9 +12,11 @@ import (
 // Bypass is the backend that makes no readiness call (the command's -f, or
 // -b bypass): each token is read from the pipe it was written to, at once,
 // with no call asking which pipe is ready. It measures the floor, the cost
-// of moving a token through a pipe. It is a Driver that reads on the reader
+// of moving a token through a pipe. It is a Loop that reads on the reader
 // thread itself (not on goroutines), one byte (or one stamp) per read so
-// that a token's pipe is always known. It runs with two writers:
+// that a token's pipe is always known, and it has of the run what every
+// Loop has, the exported Surface and Worker, nothing more. It runs with
+// two writers:
 //
 //   - self: one thread writes each token and reads it back (move): the
 //     read never waits, since the token is there.
@@ -44,10 +44,10 @@ import (
 var Bypass = Factory{
 	Name:     "bypass",
 	Summary:  "no readiness call: each token is read from the pipe it was written to (the floor)",
-	Features: NoWaitCall | FollowsRoute,
+	Features: FollowsRoute,
 	Writers:  []WriterMode{WriterSelf, WriterProcess},
 	Check:    checkBypass,
-	Open:     openBypass,
+	OpenLoop: openBypass,
 }
 
 // checkBypass refuses the settings the bypass cannot run with.
@@ -74,7 +74,7 @@ type bypass struct {
 	tags []int32 // fd -> tag, -1 if none
 }
 
-func openBypass(o Options) (Backend, error) {
+func openBypass(o Options) (Loop, error) {
 	if o.Pipes < 0 || o.MaxFD < 0 {
 		return nil, fmt.Errorf("bypass: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
 	}
@@ -108,45 +108,39 @@ func (b *bypass) Remove(fd int, tag int32) error {
 	return nil
 }
 
-var errBypassWait = errors.New("the bypass makes no readiness call: the harness drives it (pipebench.Driver)")
-
-// Wait is never called by the harness, which drives this backend.
-func (b *bypass) Wait([]int32, time.Duration) (int, error) { return 0, errBypassWait }
-
-func (b *bypass) CtlCalls() uint64     { return 0 }
-func (b *bypass) WaitSyscalls() uint64 { return 0 }
-func (b *bypass) Close() error         { return nil }
+func (b *bypass) CtlCalls() uint64 { return 0 }
+func (b *bypass) Close() error     { return nil }
 
 // bypassPublish is how many tokens the bypass moves between two
 // publications of its counts.
 const bypassPublish = 64
 
-// Drive moves the tokens in flight until the run ends: in self mode each
+// Run moves the tokens in flight until the run ends: in self mode each
 // from the pipe it is in to the next its route picks, reading it and
 // writing it on (move), the tokens starting where the harness primed them
 // (the prime route); with a writer process, by following the writer's
 // route (follow).
-func (b *bypass) Drive(d *Drive) error {
-	w := d.Workers(1)[0]
-	if !d.self {
-		return b.follow(d, w, &followed{route: tokens.NewRouter(d.route, d.seed, d.pipes)})
+func (b *bypass) Run(s *Surface) error {
+	w := s.Workers(1)[0]
+	if !s.Self() {
+		return b.follow(s, w, &followed{route: s.WriterRoute()})
 	}
-	at := make([]int32, d.inFlight) // the pipe each token is in
-	prime := tokens.NewRouter(d.route, d.seed^primeSeed, d.pipes)
+	at := make([]int32, s.InFlight()) // the pipe each token is in
+	prime := s.PrimeRoute()
 	for k := range at {
 		at[k] = int32(prime.Pick())
 	}
-	return b.move(d, w, at, d.format.Size())
+	return b.move(s, w, at, s.TokenSize())
 }
 
 // move is the bypass's hot loop: a read and a write per token, its counts
 // published every bypassPublish tokens. It allocates nothing, and reads a
 // clock only in latency mode.
-func (b *bypass) move(d *Drive, w *Worker, at []int32, size int) error {
+func (b *bypass) move(s *Surface, w *Worker, at []int32, size int) error {
 	var buf [LatencyTokenSize]byte
-	var events uint64 // moved since the last publication
-	defer func() { w.moved(events) }()
-	for !d.stop.Load() {
+	var c Batch // moved since the last publication
+	defer func() { w.Count(&c) }()
+	for !s.Stopped() {
 		for k := range at {
 			i := at[k]
 			fd := b.fds[i]
@@ -157,17 +151,20 @@ func (b *bypass) move(d *Drive, w *Worker, at []int32, size int) error {
 			if m == 0 {
 				return &EOFError{Pipe: int(i)}
 			}
-			_, tok := w.decode(buf[:m])
-			j := int32(w.route.After(int(i)))
-			if m, e := tokens.Write(d.wfds[j], tok); e != 0 || m != len(tok) {
-				return fmt.Errorf("bypass: write pipe %d (fd %d): %w", j, d.wfds[j], tokens.WriteErr(m, len(tok), e))
+			c.Reads++
+			c.Events++
+			c.Tokens++
+			_, tok := w.Decode(buf[:m])
+			writes, j, err := w.Forward(int(i), 1, tok)
+			c.Writes += writes
+			if err != nil {
+				return err
 			}
-			at[k] = j
-			events++
-			if events == bypassPublish {
-				w.moved(events)
-				events = 0
-				if d.stop.Load() {
+			at[k] = int32(j)
+			if c.Events == bypassPublish {
+				w.Count(&c)
+				c = Batch{}
+				if s.Stopped() {
 					return nil
 				}
 			}
@@ -176,7 +173,7 @@ func (b *bypass) move(d *Drive, w *Worker, at []int32, size int) error {
 	return nil
 }
 
-var _ Driver = (*bypass)(nil)
+var _ Loop = (*bypass)(nil)
 
 // followed is where follow is on the writer's route: the route, and the
 // tokens read whose credits it has not given back yet.
@@ -201,14 +198,13 @@ func followCredits(inFlight int) uint64 { return uint64(inFlight+1) / 2 }
 // clock only in latency mode. End of file once the run has ended is the
 // writer process closing its write ends as it stops (FollowsRoute); before
 // that, it is the writer gone.
-func (b *bypass) follow(d *Drive, w *Worker, f *followed) error {
-	size := d.format.Size()
-	every := followCredits(d.inFlight)
+func (b *bypass) follow(s *Surface, w *Worker, f *followed) error {
+	size := s.TokenSize()
+	every := followCredits(s.InFlight())
 	var buf [LatencyTokenSize]byte
-	var cbuf [8]byte
-	var events, writes uint64 // since the last publication
-	defer func() { w.followed(events, writes) }()
-	for !d.stop.Load() {
+	var c Batch // since the last publication
+	defer func() { w.Count(&c) }()
+	for !s.Stopped() {
 		i := f.route.Pick()
 		fd := b.fds[i]
 		m, e := readWaiting(fd, buf[:size])
@@ -219,26 +215,28 @@ func (b *bypass) follow(d *Drive, w *Worker, f *followed) error {
 			return fmt.Errorf("bypass: read pipe %d (fd %d), the next on the writer's route: %w", i, fd, e)
 		}
 		if m == 0 {
-			if d.stop.Load() {
+			if s.Stopped() {
 				return nil
 			}
-			return &EOFError{Pipe: i, Noun: d.noun}
+			return &EOFError{Pipe: i, Noun: s.Noun()}
 		}
 		if m != size {
 			return fmt.Errorf("bypass: read pipe %d (fd %d): %d bytes of a %d-byte token", i, fd, m, size)
 		}
-		w.decode(buf[:m])
-		events++
+		w.Decode(buf[:m])
+		c.Reads++
+		c.Events++
+		c.Tokens++
 		if f.owed++; f.owed == every {
-			if err := tokens.SendCredit(d.credit, &cbuf, f.owed); err != nil {
+			if err := w.Credit(f.owed); err != nil {
 				return fmt.Errorf("bypass: give the writer process its credits: %w", err)
 			}
 			f.owed = 0
-			writes++
+			c.Writes++
 		}
-		if events == bypassPublish {
-			w.followed(events, writes)
-			events, writes = 0, 0
+		if c.Events == bypassPublish {
+			w.Count(&c)
+			c = Batch{}
 		}
 	}
 	return nil

@@ -28,7 +28,7 @@ func TestBypassMoveAllocatesNothing(t *testing.T) {
 			if latency {
 				format = tokens.Stamp
 			}
-			d := &Drive{pipes: pipes, inFlight: inFlight, self: true, wfds: wfds, credit: -1, format: format, noun: "pipe", ctr: &counters{}, stop: stop}
+			d := &Surface{pipes: pipes, inFlight: inFlight, self: true, wfds: wfds, credit: -1, format: format, noun: "pipe", ctr: &counters{}, stop: stop}
 			w := d.Workers(1)[0]
 			at := make([]int32, inFlight)
 			var buf [8]byte
@@ -94,7 +94,7 @@ func TestBypassFollowAllocatesNothing(t *testing.T) {
 	wdone := make(chan error, 1)
 	go func() { wdone <- wr.Run() }()
 	stop := new(atomic.Bool)
-	d := &Drive{pipes: pipes, inFlight: inFlight, route: RouteRandom, seed: 9, credit: cw, format: tokens.Byte, noun: "pipe", ctr: &counters{}, stop: stop}
+	d := &Surface{pipes: pipes, inFlight: inFlight, route: RouteRandom, seed: 9, credit: cw, format: tokens.Byte, noun: "pipe", ctr: &counters{}, stop: stop}
 	w := d.Workers(1)[0]
 	f := &followed{route: tokens.NewRouter(RouteRandom, 9, pipes)}
 	var target atomic.Uint64

@@ -8,10 +8,10 @@ import (
 	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
 
-// TestBypass is the conformance suite on the bypass, a Driver that reads on
-// the reader thread: registration, and the harness runs with the self
-// writer (the one it runs with).
-func TestBypass(t *testing.T) { pipebenchtest.TestBackend(t, pipebench.Bypass) }
+// TestBypass is the loops' part of the conformance suite on the bypass, a
+// Loop that reads on the reader thread: registration, and the harness runs
+// with the writers it runs with (self, process).
+func TestBypass(t *testing.T) { pipebenchtest.TestLoop(t, pipebench.Bypass) }
 
 // TestBypassProcessLatency: the bypass following a writer process's route
 // (here the next-pipe route, 4 tokens in flight) reads every token the

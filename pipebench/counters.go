@@ -19,11 +19,11 @@ type counters struct {
 	// served is set while a reader loop publishes into these counters;
 	// want asks it for a publication, which it acknowledges on ack
 	// (buffered, one slot) once the counters hold every call it has
-	// made. A Driver's workers publish for themselves (addWorkers).
+	// made. A Loop's workers publish for themselves (addWorkers).
 	served atomic.Bool
 	want   atomic.Bool
 	ack    chan struct{}
-	// workers are a Driver's per-goroutine counters (driver.go), added to
+	// workers are a Loop's per-goroutine counters (driver.go), added to
 	// every snapshot; nil for the other backends.
 	workers atomic.Pointer[[]*Worker]
 	// The counters of several readers are allocated one after another:
@@ -108,7 +108,7 @@ type Counts struct {
 	Spurious uint64 `json:"spurious"`
 	// Changes are descriptors removed and re-added by -churn.
 	Changes uint64 `json:"churn_changes,omitempty"`
-	// Completions are the io_uring completions a RingQueued Driver reaped
+	// Completions are the io_uring completions a RingQueued Loop reaped
 	// (its reads', its writes' and their cancellations'), for completions
 	// per io_uring_enter; 0 for every other backend.
 	Completions uint64 `json:"completions,omitempty"`

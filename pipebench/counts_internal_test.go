@@ -30,7 +30,7 @@ func TestWorkerCountsFailedForward(t *testing.T) {
 		}
 		wfds[i] = int32(p[1])
 	}
-	d := &Drive{pipes: 3, self: true, wfds: wfds, credit: -1, route: RouteNext, ctr: &counters{}}
+	d := &Surface{pipes: 3, self: true, wfds: wfds, credit: -1, route: RouteNext, ctr: &counters{}}
 	w := d.Workers(1)[0]
 	// Two tokens read from pipe 0 go to pipe 1, then pipe 2, which fails.
 	if err := w.Got(0, []byte("tt")); err == nil {

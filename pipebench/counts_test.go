@@ -18,7 +18,7 @@ import (
 // to WaitSyscalls and CtlCalls, which must not reach the window's counts.
 // WaitSyscalls is read on the reader thread, CtlCalls by the reporter too.
 type armed struct {
-	pipebench.Backend
+	pipebench.Mechanism
 	fail            error
 	arms, waits     int
 	armTID, waitTID int
@@ -47,18 +47,18 @@ func (a *armed) Wait(ready []int32, timeout time.Duration) (int, error) {
 		a.waitTID = unix.Gettid()
 	}
 	a.waits++
-	return a.Backend.Wait(ready, timeout)
+	return a.Mechanism.Wait(ready, timeout)
 }
 
-func (a *armed) WaitSyscalls() uint64 { return a.Backend.WaitSyscalls() + a.armSyscalls }
-func (a *armed) CtlCalls() uint64     { return a.Backend.CtlCalls() + a.armCtl.Load() }
+func (a *armed) WaitSyscalls() uint64 { return a.Mechanism.WaitSyscalls() + a.armSyscalls }
+func (a *armed) CtlCalls() uint64     { return a.Mechanism.CtlCalls() + a.armCtl.Load() }
 
 func armedConfig(a *armed) pipebench.Config {
 	f := poll.Factory
 	f.Name = "poll-armed"
-	f.Open = func(o pipebench.Options) (pipebench.Backend, error) {
+	f.Open = func(o pipebench.Options) (pipebench.Mechanism, error) {
 		b, err := poll.Factory.Open(o)
-		a.Backend = b
+		a.Mechanism = b
 		return a, err
 	}
 	cfg := baseConfig()

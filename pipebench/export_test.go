@@ -20,13 +20,13 @@ type LoopHarness struct {
 }
 
 type countingWait struct {
-	Backend
+	Mechanism
 	left int
 	stop *atomic.Bool
 }
 
 func (c *countingWait) Wait(ready []int32, timeout time.Duration) (int, error) {
-	n, err := c.Backend.Wait(ready, timeout)
+	n, err := c.Mechanism.Wait(ready, timeout)
 	c.left--
 	if c.left <= 0 {
 		c.stop.Store(true)
@@ -35,11 +35,12 @@ func (c *countingWait) Wait(ready []int32, timeout time.Duration) (int, error) {
 }
 
 // NewLoopHarness builds a self-mode reader over be.
-func NewLoopHarness(be Backend, rfds, wfds []int32, edge bool) *LoopHarness {
+func NewLoopHarness(be Mechanism, rfds, wfds []int32, edge bool) *LoopHarness {
 	h := &LoopHarness{}
-	h.cw = &countingWait{Backend: be, stop: &h.stop}
-	h.rd = reader{forwarder: forwarder{wfds: wfds, route: tokens.NewRouter(RouteRandom, 1, len(rfds)), noun: "pipe"},
-		be: h.cw, rfds: rfds, ready: make([]int32, len(rfds)), self: true, edge: edge, credit: -1, timeout: -1, stop: &h.stop, ctr: &h.ctr}
+	h.cw = &countingWait{Mechanism: be, stop: &h.stop}
+	h.rd = reader{Surface: Surface{pipes: len(rfds), self: true, wfds: wfds, credit: -1, noun: "pipe", ctr: &h.ctr, stop: &h.stop},
+		forwarder: forwarder{wfds: wfds, route: tokens.NewRouter(RouteRandom, 1, len(rfds)), noun: "pipe"},
+		be:        h.cw, rfds: rfds, ready: make([]int32, len(rfds)), edge: edge, timeout: -1}
 	h.rd.newHists(len(rfds))
 	return h
 }

@@ -10,9 +10,10 @@ import (
 	"github.com/pipebench/pipebench/internal/osthread"
 )
 
-// KernelThread is implemented by a Backend whose kernel runs a thread of
-// its own in the reading process: io_uring's SQPOLL thread (iou-sqp-PID),
-// which takes the submission queue's entries without a system call. It is
+// KernelThread is implemented by a backend (a Mechanism or a Loop) whose
+// kernel runs a thread of its own in the reading process: io_uring's
+// SQPOLL thread (iou-sqp-PID), which takes the submission queue's entries
+// without a system call. It is
 // a thread of the process (Linux 5.12 and later: before, it was a kernel
 // thread outside it), so the process's getrusage and CPU clock include its
 // time; the harness meters it over the window as well, and the cost table

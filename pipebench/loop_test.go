@@ -15,7 +15,7 @@ import (
 
 // loopPipes makes pipes pipes, registers their read ends with be under
 // their index, puts inFlight tokens in them and closes them when tb ends.
-func loopPipes(tb testing.TB, be pipebench.Backend, pipes, inFlight int) (rfds, wfds []int32) {
+func loopPipes(tb testing.TB, be pipebench.Mechanism, pipes, inFlight int) (rfds, wfds []int32) {
 	tb.Helper()
 	rfds, wfds = make([]int32, pipes), make([]int32, pipes)
 	for i := range pipes {

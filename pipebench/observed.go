@@ -64,10 +64,11 @@ func (r *run) describe(th *threads) Setup {
 	s := Setup{
 		Config: ran, Reason: r.plan.Reason, Took: o.setupTook + time.Duration(r.armTook.Load()),
 		ReaderFDs: r.plan.ReaderFDs, WriterFDs: r.plan.WriterFDs, Limit: r.plan.Limit,
-		NoWaitCall: cfg.Backend.Features.Has(NoWaitCall),
-		Driver:     r.goroutines(),
-		Ring:       cfg.Backend.Features.Has(RingQueued),
-		GOMAXPROCS: o.gomaxprocs, LentPs: o.lentPs,
+		NoReadinessCalls:  cfg.Backend.IsLoop(),
+		ReadsOnGoroutines: r.goroutines(),
+		CtlInRing:         cfg.Backend.Features.Has(RingQueued),
+		IOInRing:          cfg.Backend.IsLoop() && cfg.Backend.Features.Has(RingQueued),
+		GOMAXPROCS:        o.gomaxprocs, LentPs: o.lentPs,
 		PID: unix.Getpid(), WriterPID: unix.Getpid(), ReaderTID: th.readerTIDs[0],
 	}
 	switch {

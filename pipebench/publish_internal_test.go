@@ -53,9 +53,9 @@ func gatedReader(t *testing.T, hold uint64) (*reader, *gatedPipe, *atomic.Bool) 
 	g := &gatedPipe{hold: hold, at: make(chan struct{}), gate: make(chan struct{})}
 	stop := new(atomic.Bool)
 	rd := &reader{
+		Surface:   Surface{pipes: 1, self: true, wfds: []int32{int32(p[1])}, credit: -1, noun: "pipe", stop: stop, ctr: &counters{ack: make(chan struct{}, 1)}},
 		forwarder: forwarder{wfds: []int32{int32(p[1])}, route: tokens.NewRouter(RouteNext, 1, 1), noun: "pipe"},
-		be:        g, rfds: []int32{int32(p[0])}, ready: make([]int32, 1), self: true, credit: -1, timeout: -1,
-		stop: stop, ctr: &counters{ack: make(chan struct{}, 1)},
+		be:        g, rfds: []int32{int32(p[0])}, ready: make([]int32, 1), timeout: -1,
 	}
 	rd.newHists(1)
 	return rd, g, stop
@@ -115,7 +115,7 @@ func TestReaderPublishesEvery(t *testing.T) {
 	}
 }
 
-// TestFreshWithoutReader: counters no reader loop serves (a Driver's, or a
+// TestFreshWithoutReader: counters no reader loop serves (a Loop's, or a
 // loop that has returned) answer a request at once, never after the wait.
 func TestFreshWithoutReader(t *testing.T) {
 	c := &counters{ack: make(chan struct{}, 1)}

@@ -2,7 +2,6 @@ package pipebench
 
 import (
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -17,15 +16,17 @@ import (
 const readSize = 1024
 
 // reader is the hot loop: wait, read every ready pipe, forward or credit the
-// tokens, count. It allocates nothing and reads no clock.
+// tokens, count. It allocates nothing and reads no clock. It is built on
+// the Surface a Loop is handed in its place (the self mode, the credit
+// pipe, the counters, the stop flag are the surface's), and forwards
+// through the same forwarder as a Loop's workers.
 type reader struct {
+	Surface
 	forwarder
-	be     Backend
-	rfds   []int32
-	ready  []int32
-	self   bool
-	edge   bool  // read until a short read
-	credit int32 // write end of the credit pipe, or -1
+	be    Mechanism // nil when a Loop reads instead
+	rfds  []int32
+	ready []int32
+	edge  bool // read until a short read
 	// With several writers (creditWriters), owner is the writer of each of
 	// the reader's pipes, owed what one call's reads owe each writer,
 	// received what the reader has received from each over the run, and
@@ -36,8 +37,6 @@ type reader struct {
 	received []uint64
 	credits  []int32
 	timeout  time.Duration
-	stop     *atomic.Bool
-	ctr      *counters
 	// perCall gets the ready count of every readiness call, once (0 for
 	// an empty call); its range is 0..pipes (see newHists).
 	perCall stats.Hist
@@ -62,7 +61,7 @@ type reader struct {
 // in latency mode write-to-read times, 0..latencyRange.
 func (r *reader) newHists(pipes int) {
 	r.perCall = stats.NewHist(uint64(pipes))
-	if r.format == tokens.Stamp {
+	if r.latency() {
 		r.lat = stats.NewHist(latencyRange)
 	}
 }
@@ -159,14 +158,14 @@ func (r *reader) handle(n int, b *batch) error {
 				break
 			}
 			if e != 0 {
-				return fmt.Errorf("read %s %d (fd %d): %w", r.noun, tag, fd, e)
+				return fmt.Errorf("read %s %d (fd %d): %w", r.Surface.noun, tag, fd, e)
 			}
 			if m == 0 {
-				return &EOFError{Pipe: int(tag), Noun: r.noun}
+				return &EOFError{Pipe: int(tag), Noun: r.Surface.noun}
 			}
 			b.events++
 			var got int
-			got, tok = r.decode(r.buf[:m])
+			got, tok = r.Decode(r.buf[:m])
 			b.tokens += uint64(got)
 			k += got
 			if !r.edge || m < readSize || r.stop.Load() {
@@ -177,7 +176,7 @@ func (r *reader) handle(n int, b *batch) error {
 			r.owed[r.owner[tag]] += uint64(k)
 		}
 		if r.self && k > 0 {
-			writes, err := r.forward(int(tag), k, tok)
+			writes, _, err := r.Forward(int(tag), k, tok)
 			b.writes += writes
 			if err != nil {
 				return err

@@ -31,15 +31,21 @@ type Setup struct {
 	ReaderFDs int           `json:"reader_fds"`
 	WriterFDs int           `json:"writer_fds,omitempty"`
 	Limit     uint64        `json:"fd_limit"`
-	// NoWaitCall is set when samples per call does not apply.
-	NoWaitCall bool `json:"no_wait_call"`
-	// Driver is set when the backend reads for itself on goroutines (its
-	// factory declares Goroutines: gonet) rather than on the reader thread.
-	Driver bool `json:"driver,omitempty"`
-	// Ring is set when the backend declares RingQueued: its interest
-	// changes, and a Driver's reads and writes, are io_uring entries, not
-	// system calls.
-	Ring bool `json:"ring,omitempty"`
+	// What the run did, for the figures that depend on it (each false in
+	// the common case). NoReadinessCalls: the readers never asked a
+	// mechanism which pipes were ready (Counts.Calls is 0: a Loop read the
+	// pipes), so samples per call does not apply.
+	// ReadsOnGoroutines: the reads were made on goroutines parked by the Go
+	// runtime (gonet), not on the reader thread, so that the process's
+	// other threads' CPU is reading, not overhead. CtlInRing: interest
+	// changes (Counts.Ctl) were io_uring entries carried by io_uring_enter,
+	// not system calls. IOInRing: the reads and writes (Counts.Reads and
+	// Writes) were io_uring operations too, counted as they completed,
+	// with their completions (Counts.Completions).
+	NoReadinessCalls  bool `json:"no_readiness_calls,omitempty"`
+	ReadsOnGoroutines bool `json:"reads_on_goroutines,omitempty"`
+	CtlInRing         bool `json:"ctl_in_ring,omitempty"`
+	IOInRing          bool `json:"io_in_ring,omitempty"`
 	// GOMAXPROCS is this process's during the window: what it was, plus
 	// LentPs, one P for each measured thread (procs.go).
 	GOMAXPROCS int `json:"gomaxprocs"`

@@ -88,7 +88,9 @@ type run struct {
 	cfg  Config
 	plan runPlan
 
-	bes     []Backend // every reader's instance
+	bes     []Interest  // every reader's instance
+	mechs   []Mechanism // every reader's Mechanism (bes); none when a Loop reads
+	loop    Loop        // the Loop (bes[0]), when the backend is one
 	rfds    []int32
 	wfds    []int32 // self and thread mode; the writer process holds its own
 	proc    *writerProcess
@@ -334,19 +336,33 @@ func (r *run) readerName(k int) string {
 }
 
 // openBackend opens reader k's backend instance, sized for its share of
-// the pipes; with Config.Share, readers after the first get a share of
-// the first's.
-func (r *run) openBackend(k int) (Backend, error) {
+// the pipes: the Loop (one reader), or a Mechanism; with Config.Share,
+// readers after the first get a share of the first's Mechanism.
+func (r *run) openBackend(k int) (Interest, error) {
 	cfg := &r.cfg
+	lo, hi := cfg.share(k)
+	o := Options{Pipes: hi - lo, MaxFD: int(r.plan.Limit) - 1, Nest: cfg.Nest}
+	if cfg.Backend.IsLoop() {
+		l, err := cfg.Backend.OpenLoop(o)
+		r.loop = l
+		return l, err
+	}
+	var m Mechanism
+	var err error
 	if cfg.Share && k > 0 {
-		s, ok := r.bes[0].(Sharer)
+		s, ok := r.mechs[0].(Sharer)
 		if !ok {
 			return nil, fmt.Errorf("backend %s declares Shares but is no Sharer", cfg.Backend.Name)
 		}
-		return s.Share()
+		m, err = s.Share()
+	} else {
+		m, err = cfg.Backend.Open(o)
 	}
-	lo, hi := cfg.share(k)
-	return cfg.Backend.Open(Options{Pipes: hi - lo, MaxFD: int(r.plan.Limit) - 1, Nest: cfg.Nest})
+	if err != nil {
+		return nil, err
+	}
+	r.mechs = append(r.mechs, m)
+	return m, nil
 }
 
 // maxEvents is the length of reader k's ready slice: Config.MaxEvents, or
@@ -362,8 +378,8 @@ func (r *run) maxEvents(k int) int {
 // goroutines says whether the backend reads on goroutines of its own.
 func (r *run) goroutines() bool { return r.cfg.Backend.Features.Has(Goroutines) }
 
-// read runs the reading side for the measured window: a driver (the
-// bypass, gonet), or the reader's loop over Wait.
+// read runs the reading side for the measured window: a Loop (the
+// bypass, gonet, uring-rw), or the reader's loop over Wait.
 func (r *run) read(rd *reader) error {
 	cfg := &r.cfg
 	if r.plan.Writer == WriterSelf && cfg.Latency {
@@ -371,8 +387,8 @@ func (r *run) read(rd *reader) error {
 			return err
 		}
 	}
-	if drv, ok := rd.be.(Driver); ok {
-		return r.drive(drv, rd) // driver.go: the backend reads, no readiness call
+	if r.loop != nil {
+		return r.runLoop(r.loop, rd) // driver.go: the backend reads, no readiness call
 	}
 	return rd.loop()
 }

@@ -142,8 +142,8 @@ func TestRunBypass(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAccounting(t, res)
-	if !res.Setup.NoWaitCall || res.Totals.Calls != 0 {
-		t.Errorf("bypass made %d readiness calls (NoWaitCall %v)", res.Totals.Calls, res.Setup.NoWaitCall)
+	if !res.Setup.NoReadinessCalls || res.Totals.Calls != 0 {
+		t.Errorf("bypass made %d readiness calls (NoReadinessCalls %v)", res.Totals.Calls, res.Setup.NoReadinessCalls)
 	}
 	if res.Tokens.Drained != 3 {
 		t.Errorf("bypass drained %d tokens, want the 3 in flight", res.Tokens.Drained)
@@ -245,7 +245,7 @@ func TestRunWriterProcessDies(t *testing.T) {
 }
 
 // silent is a backend that never reports anything: it provokes a stall.
-type silent struct{ pipebench.Backend }
+type silent struct{ pipebench.Mechanism }
 
 func (silent) Wait(ready []int32, timeout time.Duration) (int, error) {
 	time.Sleep(timeout)
@@ -255,7 +255,7 @@ func (silent) Wait(ready []int32, timeout time.Duration) (int, error) {
 func TestRunStall(t *testing.T) {
 	f := poll.Factory
 	f.Name = "silent"
-	f.Open = func(o pipebench.Options) (pipebench.Backend, error) {
+	f.Open = func(o pipebench.Options) (pipebench.Mechanism, error) {
 		b, err := poll.Factory.Open(o)
 		return silent{b}, err
 	}

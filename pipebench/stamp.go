@@ -20,7 +20,7 @@ const LatencyTokenSize = tokens.StampSize
 const latencyRange = uint64(time.Hour)
 
 // workerReserve is how many distinct latencies (to three significant
-// digits) a Driver's worker records before its sparse histogram allocates
+// digits) a Loop's worker records before its sparse histogram allocates
 // (1 KiB each); past it, it allocates each time their number doubles.
 const workerReserve = 128
 

@@ -47,8 +47,10 @@ func (r *run) newReader(k int) *reader {
 	ctr := &r.ctrs[k]
 	ctr.ack = make(chan struct{}, 1)
 	rd := &reader{
+		Surface: Surface{pipes: cfg.Pipes, inFlight: cfg.InFlight, self: r.plan.Writer == WriterSelf, wfds: r.wfds, credit: -1,
+			route: cfg.Route, seed: cfg.Seed, format: cfg.format(), noun: cfg.Source.noun(), ctr: ctr, stop: &r.stop},
 		forwarder: forwarder{format: cfg.format(), route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes), wfds: r.wfds, noun: cfg.Source.noun()},
-		be:        r.bes[k], rfds: r.rfds[lo:hi], self: r.plan.Writer == WriterSelf, credit: -1, timeout: cfg.WaitTimeout, stop: &r.stop, ctr: ctr,
+		rfds:      r.rfds[lo:hi], timeout: cfg.WaitTimeout,
 		churn: cfg.Churn, churnRoute: tokens.NewRouter(RouteRandom, cfg.Seed^0xc4a2+uint64(k)*seedApart, hi-lo),
 	}
 	rd.newHists(min(hi-lo, r.maxEvents(k)))
@@ -56,7 +58,8 @@ func (r *run) newReader(k int) *reader {
 		ts := unix.NsecToTimespec(cfg.Delay.Nanoseconds())
 		rd.delay = &ts
 	}
-	if !cfg.Backend.Features.Has(NoWaitCall) {
+	if !cfg.Backend.IsLoop() {
+		rd.be = r.mechs[k]
 		rd.ready = make([]int32, r.maxEvents(k))
 		rd.edge = cfg.Backend.Features.Has(EdgeTriggered)
 	}
@@ -70,7 +73,7 @@ func (r *run) newReader(k int) *reader {
 }
 
 // seedApart separates the routes of several readers and writers seeded from
-// one seed (the golden ratio's 64-bit fraction, as a Driver's workers use).
+// one seed (the golden ratio's 64-bit fraction, as a Loop's workers use).
 const seedApart = 0x9e3779b97f4a7c15
 
 // threads are the window's reader threads and writer threads (thread mode).
@@ -317,12 +320,12 @@ func mergeHists(rds []*reader) (perCall, lat stats.Hist) {
 		top = max(top, rd.perCall.Highest())
 	}
 	perCall = stats.NewHist(top)
-	if rds[0].format == tokens.Stamp {
+	if rds[0].latency() {
 		lat = stats.NewHist(latencyRange)
 	}
 	for _, rd := range rds {
 		perCall.Merge(&rd.perCall)
-		if rd.format == tokens.Stamp {
+		if rd.latency() {
 			lat.Merge(&rd.lat)
 		}
 	}

@@ -39,7 +39,7 @@ type backend struct {
 	calls uint64 // ppoll calls, for WaitSyscalls
 }
 
-func open(o pipebench.Options) (pipebench.Backend, error) {
+func open(o pipebench.Options) (pipebench.Mechanism, error) {
 	if o.Pipes < 0 || o.MaxFD < 0 {
 		return nil, fmt.Errorf("poll: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
 	}
@@ -101,7 +101,7 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 }
 
 // poll makes one ppoll call, with the timeout in nanoseconds and no signal
-// mask, as a raw system call (the Backend contract's rule for wait calls).
+// mask, as a raw system call (the Mechanism contract's rule for wait calls).
 func (b *backend) poll(timeout time.Duration) (int, error) {
 	var fds *unix.PollFd
 	if len(b.fds) > 0 {

@@ -8,7 +8,7 @@ import (
 	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
 
-func TestPoll(t *testing.T) { pipebenchtest.TestBackend(t, Factory) }
+func TestPoll(t *testing.T) { pipebenchtest.TestMechanism(t, Factory) }
 
 func BenchmarkPoll(b *testing.B) { pipebenchtest.BenchmarkPingPong(b, Factory) }
 

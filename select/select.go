@@ -42,7 +42,7 @@ type backend struct {
 	calls    uint64 // pselect6 calls, for WaitSyscalls
 }
 
-func open(o pipebench.Options) (pipebench.Backend, error) {
+func open(o pipebench.Options) (pipebench.Mechanism, error) {
 	if o.Pipes < 0 || o.MaxFD < 0 {
 		return nil, fmt.Errorf("select: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
 	}
@@ -134,7 +134,7 @@ func (b *backend) pselect(timeout time.Duration) (int, error) {
 		b.ts = unix.NsecToTimespec(int64(timeout))
 		ts = &b.ts
 	}
-	// A raw system call, as the Backend contract says a wait call must be.
+	// A raw system call, as the Mechanism contract says a wait call must be.
 	b.calls++
 	r, _, errno := syscall.RawSyscall6(unix.SYS_PSELECT6, uintptr(b.nfds),
 		uintptr(unsafe.Pointer(set)), 0, 0, uintptr(unsafe.Pointer(ts)), 0)

@@ -8,7 +8,7 @@ import (
 	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
 )
 
-func TestSelect(t *testing.T) { pipebenchtest.TestBackend(t, Factory) }
+func TestSelect(t *testing.T) { pipebenchtest.TestMechanism(t, Factory) }
 
 func BenchmarkSelect(b *testing.B) { pipebenchtest.BenchmarkPingPong(b, Factory) }
 

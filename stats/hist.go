@@ -33,7 +33,7 @@ const (
 //
 // Make one with NewHist (dense buckets: a fixed array of about 8 KiB per
 // power of two of the range, for a hot loop) or NewSparseHists (buckets
-// allocated as values arrive, for the many small histograms of a Driver's
+// allocated as values arrive, for the many small histograms of a Loop's
 // goroutines). The zero value is an empty histogram that can be read and
 // merged from, not recorded or merged into. A copy of a Hist shares its
 // buckets: hand a Hist over, do not record into two copies. Record takes no
@@ -56,7 +56,7 @@ func NewHist(highest uint64) Hist {
 
 // NewSparseHists returns n empty histograms of values 0..highest whose
 // buckets take memory only as values arrive in them: for the many
-// histograms of a Driver's goroutines. Each has room for reserve distinct
+// histograms of a Loop's goroutines. Each has room for reserve distinct
 // buckets (values closer than HistRelErr share one; below HistExact, one
 // each) from the start, so that Record allocates nothing until more than
 // reserve have been recorded, and then only when their number doubles.

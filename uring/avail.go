@@ -50,7 +50,7 @@ func explainSetup(entries uint32, e unix.Errno, setting string) error {
 }
 
 // errNoExtArg refuses kernels whose io_uring_enter cannot wait with a
-// timeout, which the Backend contract needs. Like every refusal for want
+// timeout, which the Mechanism contract needs. Like every refusal for want
 // of a kernel feature, it is an errors.ErrUnsupported.
 var errNoExtArg = fmt.Errorf("io_uring on this kernel lacks IORING_FEAT_EXT_ARG (Linux 5.11): io_uring_enter cannot wait with a timeout: %w", errors.ErrUnsupported)
 

@@ -33,8 +33,8 @@ type backend struct {
 
 // opener returns the Open function of the multishot (multi) or one-shot
 // variant, with settings s (Fixed, TaskrunFlag).
-func opener(multi bool, s Settings) func(pipebench.Options) (pipebench.Backend, error) {
-	return func(o pipebench.Options) (pipebench.Backend, error) { return open(o, multi, s) }
+func opener(multi bool, s Settings) func(pipebench.Options) (pipebench.Mechanism, error) {
+	return func(o pipebench.Options) (pipebench.Mechanism, error) { return open(o, multi, s) }
 }
 
 // Ring sizes: the SQ holds one entry per pipe up to maxSQ, so that Arm
@@ -48,7 +48,7 @@ const (
 	maxCQ        = 65536
 )
 
-func open(o pipebench.Options, multi bool, s Settings) (pipebench.Backend, error) {
+func open(o pipebench.Options, multi bool, s Settings) (pipebench.Mechanism, error) {
 	if o.Pipes < 0 || o.MaxFD < 0 {
 		return nil, fmt.Errorf("io_uring: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
 	}

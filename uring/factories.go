@@ -16,8 +16,8 @@
 // EPOLLONESHOT. Registration changes are queued and submitted with the next
 // wait, in the same system call.
 //
-// Three variants do the I/O in the ring (a pipebench.Driver, like the
-// bypass: the harness calls Drive on the reader thread): "uring-rw" arms
+// Three variants do the I/O in the ring (a pipebench.Loop, like the
+// bypass: the harness calls Run on the reader thread): "uring-rw" arms
 // one multishot read per pipe into a registered ring of provided buffers
 // (Linux 6.7), "uring-rw-oneshot" a plain read per pipe re-armed after each
 // completion (Linux 5.6), "uring-rw-sqpoll" is uring-rw with a kernel
@@ -63,10 +63,10 @@ var OneShotFactory = pipebench.Factory{
 var RWFactory = pipebench.Factory{
 	Name:     "uring-rw",
 	Summary:  "io_uring does the I/O: multishot reads into provided buffers (Linux 6.7), writes queued, one io_uring_enter per batch",
-	Features: pipebench.NoWaitCall | pipebench.RingQueued,
+	Features: pipebench.RingQueued,
 	FDs:      1,
 	Check:    checker("uring-rw", rwSettings, "uring-rw", rwSettings, false),
-	Open:     rwOpener(true, false, rwSettings),
+	OpenLoop: rwOpener(true, false, rwSettings),
 }
 
 // RWOneShotFactory is RWFactory with plain reads, each re-armed after its
@@ -74,10 +74,10 @@ var RWFactory = pipebench.Factory{
 var RWOneShotFactory = pipebench.Factory{
 	Name:     "uring-rw-oneshot",
 	Summary:  "io_uring does the I/O: plain reads re-armed after each completion (Linux 5.6), writes queued",
-	Features: pipebench.NoWaitCall | pipebench.RingQueued,
+	Features: pipebench.RingQueued,
 	FDs:      1,
 	Check:    checker("uring-rw-oneshot", rwSettings, "uring-rw-oneshot", rwSettings, false),
-	Open:     rwOpener(false, false, rwSettings),
+	OpenLoop: rwOpener(false, false, rwSettings),
 }
 
 // RWSQPollFactory is RWFactory with a kernel thread that consumes the
@@ -86,10 +86,10 @@ var RWOneShotFactory = pipebench.Factory{
 var RWSQPollFactory = pipebench.Factory{
 	Name:     "uring-rw-sqpoll",
 	Summary:  "uring-rw with IORING_SETUP_SQPOLL: a kernel thread of the process submits, no system call to submit",
-	Features: pipebench.NoWaitCall | pipebench.RingQueued,
+	Features: pipebench.RingQueued,
 	FDs:      1,
 	Check:    checker("uring-rw-sqpoll", sqpollSettings, "uring-rw-sqpoll", sqpollSettings, true),
-	Open:     rwOpener(true, true, sqpollSettings),
+	OpenLoop: rwOpener(true, true, sqpollSettings),
 }
 
 // checker is the Check of a factory with settings s: it refuses, before

@@ -284,7 +284,7 @@ func (r *ring) push() {
 // when a signal arrived. When entries were submitted the kernel returns
 // their count even if the wait then timed out or was interrupted.
 //
-// It is a raw system call, as the Backend contract requires of a wait: the
+// It is a raw system call, as the Mechanism contract requires of a wait: the
 // thread keeps its P while it sleeps. A signal ends the wait with EINTR
 // (io_uring_enter is not restarted), and Wait's loop then calls rearmAll
 // and reap, where a goroutine the runtime asked to stop does so.

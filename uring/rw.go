@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"time"
 	"unsafe"
 
 	"github.com/pipebench/pipebench/pipebench"
@@ -28,8 +27,8 @@ const readSize = 1024
 // plain read into the pipe's own buffer, armed again after each
 // completion) and a write request per forwarded token or credit word,
 // queued and handed to the kernel together, in the io_uring_enter that
-// waits for the next completions. It is a pipebench.Driver that reads on
-// the reader thread: the harness arms it there (Arm) and calls Drive there.
+// waits for the next completions. It is a pipebench.Loop that reads on
+// the reader thread: the harness arms it there (Arm) and calls Run there.
 type rwBackend struct {
 	ring     *ring
 	multi    bool
@@ -75,11 +74,11 @@ var errNoRead = fmt.Errorf("io_uring on this kernel lacks IORING_OP_READ and IOR
 // rwOpener returns the Open function of a variant: multishot reads or
 // plain ones, the submission queue consumed by a kernel thread (sqpoll)
 // or by io_uring_enter, with settings s.
-func rwOpener(multi, sqpoll bool, s Settings) func(pipebench.Options) (pipebench.Backend, error) {
-	return func(o pipebench.Options) (pipebench.Backend, error) { return openRW(o, multi, sqpoll, s) }
+func rwOpener(multi, sqpoll bool, s Settings) func(pipebench.Options) (pipebench.Loop, error) {
+	return func(o pipebench.Options) (pipebench.Loop, error) { return openRW(o, multi, sqpoll, s) }
 }
 
-func openRW(o pipebench.Options, multi, sqpoll bool, s Settings) (pipebench.Backend, error) {
+func openRW(o pipebench.Options, multi, sqpoll bool, s Settings) (pipebench.Loop, error) {
 	if o.Pipes < 0 || o.MaxFD < 0 {
 		return nil, fmt.Errorf("io_uring: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
 	}
@@ -209,17 +208,10 @@ func (b *rwBackend) cancel(ud uint64) error {
 	return nil
 }
 
-var errRWWait = errors.New("uring-rw does its own reads: the harness drives it (pipebench.Driver)")
-
-// Wait is never called by the harness, which drives this backend.
-func (b *rwBackend) Wait([]int32, time.Duration) (int, error) { return 0, errRWWait }
-
 // CtlCalls counts the read requests armed and cancelled and the registered
 // file slots set: entries queued for io_uring_enter, not system calls
 // (pipebench.RingQueued).
 func (b *rwBackend) CtlCalls() uint64 { return b.ctl.Load() + b.files.updates.Load() }
-
-func (b *rwBackend) WaitSyscalls() uint64 { return b.ring.enters }
 
 // Close closes the ring, which cancels whatever is still armed, then
 // unmaps the buffers the kernel read into.
@@ -232,8 +224,8 @@ func (b *rwBackend) Close() error {
 }
 
 var (
-	_ pipebench.Driver = (*rwBackend)(nil)
-	_ pipebench.Armer  = (*rwBackend)(nil)
+	_ pipebench.Loop  = (*rwBackend)(nil)
+	_ pipebench.Armer = (*rwBackend)(nil)
 )
 
 // KernelThread names the SQPOLL thread (pipebench.KernelThread): the

@@ -11,15 +11,16 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 )
 
-// Drive moves tokens until the run ends: it reaps every completion in the
+// Run moves tokens until the run ends: it reaps every completion in the
 // ring (reads hand their bytes to the worker, which queues the forwarded
 // tokens' writes through Send; writes are counted), queues the batch's
 // credit word and the re-arms, and hands all of it to the kernel in the
 // io_uring_enter that waits for the next completions. Then it cancels
 // every request still in the kernel and waits for their last completions,
-// so that nothing reads a pipe once it has returned (the Driver contract).
-func (b *rwBackend) Drive(d *pipebench.Drive) error {
-	w := d.Workers(1)[0]
+// so that nothing reads a pipe once it has returned (the Loop contract).
+func (b *rwBackend) Run(s *pipebench.Surface) error {
+	w := s.Workers(1)[0]
+	w.QueueWrites(b)
 	b.closing = false
 	b.slots = make([][8]byte, maxWrites)
 	b.lens = make([]uint8, maxWrites)
@@ -31,15 +32,15 @@ func (b *rwBackend) Drive(d *pipebench.Drive) error {
 	}
 	var err error
 	if b.settings&RegRing != 0 {
-		// Registered for this thread only, and undone on it before Drive
+		// Registered for this thread only, and undone on it before Run
 		// returns: the thread goes back to the runtime's pool after the
 		// run, and its reference would keep the ring alive.
 		err = b.ring.registerRing()
 	}
 	if err == nil {
-		err = b.loop(d, w)
+		err = b.loop(s, w)
 	}
-	if e := b.finish(d, w); err == nil {
+	if e := b.finish(w); err == nil {
 		err = e
 	}
 	if e := b.ring.unregisterRing(); err == nil {
@@ -52,7 +53,7 @@ func (b *rwBackend) Drive(d *pipebench.Drive) error {
 // read; one io_uring_enter per batch, or none when completions are in the
 // ring already (and, with SQPOLL, none to submit unless the kernel's
 // thread sleeps).
-func (b *rwBackend) loop(d *pipebench.Drive, w *pipebench.Worker) error {
+func (b *rwBackend) loop(s *pipebench.Surface, w *pipebench.Worker) error {
 	rg := b.ring
 	last := rg.enters
 	for {
@@ -65,7 +66,7 @@ func (b *rwBackend) loop(d *pipebench.Drive, w *pipebench.Worker) error {
 		}
 		w.Entered(rg.enters-last, uint64(n))
 		last = rg.enters
-		if err != nil || d.Stopped() {
+		if err != nil || s.Stopped() {
 			return err
 		}
 		if n > 0 {
@@ -90,7 +91,7 @@ func (b *rwBackend) loop(d *pipebench.Drive, w *pipebench.Worker) error {
 		// never for more than half the completion queue holds.
 		min := min(b.queued+1, uint32(len(rg.cqes)/2))
 		b.queued = 0
-		switch _, e := rg.enter(min, true, d.WaitTimeout); e {
+		switch _, e := rg.enter(min, true, s.WaitTimeout); e {
 		case 0, unix.ETIME, unix.EINTR, unix.EBUSY:
 		default:
 			return fmt.Errorf("io_uring_enter: %w", e)
@@ -99,7 +100,7 @@ func (b *rwBackend) loop(d *pipebench.Drive, w *pipebench.Worker) error {
 }
 
 // reap handles every completion in the CQ ring and returns how many there
-// were. A read's bytes go to the worker (Took), which queues the writes
+// were. A read's bytes go to the worker (Got), which queues the writes
 // of the tokens it forwards; its buffer goes back to the ring at once. A
 // read the kernel ended is armed again by the caller (rearmAll), unless
 // the run is ending. It stops at the first failure, which ends the run.
@@ -160,7 +161,7 @@ func (b *rwBackend) handleRead(w *pipebench.Worker, c *cqe, p []byte) error {
 		if p == nil {
 			p = b.own[tag][:c.res]
 		}
-		return w.Took(int(tag), p, b)
+		return w.Got(int(tag), p)
 	case c.res == 0 && b.closing:
 		return nil // the writer may go once the window has closed
 	case c.res == 0:
@@ -258,7 +259,7 @@ const finishFor = 5 * time.Second
 // completed: once it returns, the kernel reads no pipe for this backend.
 // It goes on after a failure, which it returns, until the kernel holds
 // nothing or finishFor has passed.
-func (b *rwBackend) finish(d *pipebench.Drive, w *pipebench.Worker) error {
+func (b *rwBackend) finish(w *pipebench.Worker) error {
 	b.closing = true
 	rg := b.ring
 	last := rg.enters

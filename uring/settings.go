@@ -88,7 +88,7 @@ type base struct {
 }
 
 // The settings each kind of backend can use. The poll backends' Wait may
-// be called from any thread (the Backend contract), and DEFER_TASKRUN and a
+// be called from any thread (the Mechanism contract), and DEFER_TASKRUN and a
 // registered ring descriptor both bind the ring to one thread; they write
 // nothing through the ring. SQPOLL's kernel thread submits, which
 // DEFER_TASKRUN and TASKRUN_FLAG exclude (io_uring_setup refuses them), and
@@ -188,9 +188,9 @@ func (b *base) withSettings(name string, s Settings) *pipebench.Factory {
 	f.Name = name
 	f.Summary = fmt.Sprintf("%s; settings %s", b.f.Summary, s)
 	if b.poll {
-		f.Open = func(o pipebench.Options) (pipebench.Backend, error) { return open(o, b.multi, s) }
+		f.Open = func(o pipebench.Options) (pipebench.Mechanism, error) { return open(o, b.multi, s) }
 	} else {
-		f.Open = func(o pipebench.Options) (pipebench.Backend, error) { return openRW(o, b.multi, b.sqpoll, s) }
+		f.OpenLoop = func(o pipebench.Options) (pipebench.Loop, error) { return openRW(o, b.multi, b.sqpoll, s) }
 	}
 	f.Check = checker(b.f.Name, b.applies, name, s, b.sqpoll)
 	return &f

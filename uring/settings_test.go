@@ -100,7 +100,7 @@ func TestVariantsConform(t *testing.T) {
 		t.Skip("the conformance suite for every variant takes a while")
 	}
 	for _, f := range ablation() {
-		t.Run(f.Name, func(t *testing.T) { pipebenchtest.TestBackend(t, *f) })
+		t.Run(f.Name, func(t *testing.T) { conform(t, *f) })
 	}
 }
 
@@ -189,7 +189,14 @@ func TestRefuseSettings(t *testing.T) {
 		}
 		if c.setup != 0 {
 			// Open, called without Check, refuses the same way.
-			if be, err := f.Open(pipebench.Options{Pipes: 4, MaxFD: 64}); !errors.Is(err, errors.ErrUnsupported) {
+			var be pipebench.Interest
+			var err error
+			if o := (pipebench.Options{Pipes: 4, MaxFD: 64}); f.IsLoop() {
+				be, err = f.OpenLoop(o)
+			} else {
+				be, err = f.Open(o)
+			}
+			if !errors.Is(err, errors.ErrUnsupported) {
 				if be != nil {
 					be.Close()
 				}
@@ -317,7 +324,7 @@ func TestDeferTaskrun(t *testing.T) {
 }
 
 // TestRegisteredRing: io_uring_enter by the registered index works on the
-// thread that registered it, and Drive undoes the registration before it
+// thread that registered it, and Run undoes the registration before it
 // returns.
 func TestRegisteredRing(t *testing.T) {
 	runtime.LockOSThread()

@@ -33,7 +33,7 @@ const readSize = 1024
 // takes an idle one back (there are enough: Run lends one per waiter),
 // without a signal.
 type waiter struct {
-	be      pipebench.Backend
+	be      pipebench.Mechanism
 	rfds    []int32
 	stopTag int32 // the stop descriptor's tag: len(rfds)
 	credit  int32

@@ -42,7 +42,7 @@ func ParseRoute(s string) (Route, error) {
 }
 
 // Router picks the pipe a token goes to next. It is a value with no
-// allocation, used by the reader (self mode), by a Driver's workers and by
+// allocation, used by the reader (self mode), by a Loop's workers and by
 // the writer.
 type Router struct {
 	state uint64

@@ -50,7 +50,7 @@ func (e *shortWriteError) Error() string {
 	return fmt.Sprintf("short write: %d bytes of a %d-byte token", e.wrote, e.size)
 }
 
-// The writer's wait for credits is a raw system call, as the Backend
+// The writer's wait for credits is a raw system call, as the Mechanism
 // contract requires of a wait: the thread keeps its P, so the Go scheduler
 // neither hands it off nor has to win it back on waking. Where it sleeps
 // depends on whom it shares its process with:

@@ -1,6 +1,6 @@
 // Package waitcall holds the few small pieces that every readiness backend
 // needs around its wait call, so that poll, select and epoll do not each
-// carry a copy: the timeout rule of pipebench.Backend turned into a system
+// carry a copy: the timeout rule of pipebench.Mechanism turned into a system
 // call argument, the EINTR retry with the time that remains, and tables
 // indexed by descriptor that grow outside the hot loop.
 //

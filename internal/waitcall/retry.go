@@ -15,7 +15,7 @@ import (
 // The clock is read only after the first EINTR, never on the ordinary path.
 // The time spent in the interrupted first call is therefore not subtracted:
 // an interrupted wait may last up to one extra timeout, never less than
-// asked, which is what the Backend contract allows ("never less").
+// asked, which is what the Mechanism contract allows ("never less").
 //
 // wait should be a method value or closure; RetryEINTR does not keep it, so
 // the compiler leaves it on the caller's stack and nothing is allocated.

@@ -9,7 +9,7 @@ import (
 
 // SleepFully sleeps for d, through signals: a sleep ended by one (EINTR)
 // goes on for the time that remained, which the kernel leaves in rem. It
-// sleeps as a Backend waits, in a raw system call that keeps the thread's
+// sleeps as a Mechanism waits, in a raw system call that keeps the thread's
 // P (the reader's -delay before every readiness call); nanosleep is never
 // restarted after a signal, and each retry goes through nanosleep's
 // prologue, where a goroutine the runtime asked to stop does so.

@@ -10,7 +10,7 @@ import (
 // report nothing, so it must not block either.
 var ErrNoRoom = errors.New("wait: ready slice has no room")
 
-// Millis turns a Backend timeout into the int milliseconds of poll(2) and
+// Millis turns a Mechanism timeout into the int milliseconds of poll(2) and
 // epoll_wait(2): -1 for a negative timeout (block), 0 for zero, and a
 // positive timeout rounded up, never down, so that a 100µs wait does not
 // become a busy poll. Timeouts beyond what an int32 of milliseconds holds

@@ -155,7 +155,7 @@ func writeFrom(t *testing.T, fd int) {
 }
 
 // checkStopTheWorld: a Wait blocked in the kernel does not hold up a
-// stop-the-world. Wait's system call keeps its thread's P (the Backend
+// stop-the-world. Wait's system call keeps its thread's P (the Mechanism
 // contract), so the runtime's preemption signal must end the call (EINTR)
 // and the retry must give the goroutine a chance to stop: a wait call that
 // the kernel restarts after a signal (a blocking read, say) would hold

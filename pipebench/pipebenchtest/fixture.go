@@ -13,7 +13,8 @@ import (
 // timeout it asks for, so that only a hang trips it.
 const hangGuard = 5 * time.Second
 
-// fixture is a backend with pipes registered under known tags. Pipe i is
+// fixture is a backend (a Mechanism or a Loop) with pipes registered
+// under known tags. Pipe i is
 // registered as tag 2n-1-i: never equal to its index (a backend reporting
 // positions instead of tags is caught), and below Options.Pipes = 2n, so
 // that tags stay the small integers the contract speaks of. Tags 0..n-1 are
@@ -21,7 +22,8 @@ const hangGuard = 5 * time.Second
 type fixture struct {
 	t      *testing.T
 	f      pipebench.Factory
-	b      pipebench.Backend
+	in     pipebench.Interest  // the backend, either kind
+	b      pipebench.Mechanism // the backend, when it is a Mechanism (in)
 	closed bool
 	pipes  []*pipe
 	byTag  map[int32]int // registered tag -> pipe index
@@ -45,12 +47,20 @@ func openFixture(t *testing.T, f pipebench.Factory, pipes []*pipe) *fixture {
 		maxFD = max(maxFD, p.r)
 	}
 	n := len(pipes)
-	b, err := f.Open(pipebench.Options{Pipes: 2 * n, MaxFD: maxFD})
+	o := pipebench.Options{Pipes: 2 * n, MaxFD: maxFD}
+	var in pipebench.Interest
+	var b pipebench.Mechanism
+	var err error
+	if f.IsLoop() {
+		in, err = f.OpenLoop(o)
+	} else if b, err = f.Open(o); err == nil {
+		in = b
+	}
 	SkipIfRefused(t, err)
 	if err != nil {
 		t.Fatalf("%s: open (pipes %d, max fd %d): %v", f.Name, 2*n, maxFD, err)
 	}
-	x := &fixture{t: t, f: f, b: b, pipes: pipes, byTag: map[int32]int{},
+	x := &fixture{t: t, f: f, in: in, b: b, pipes: pipes, byTag: map[int32]int{},
 		tagOf: make([]int32, n), buf: make([]int32, 2*n)}
 	t.Cleanup(x.close)
 	for i := range pipes {
@@ -65,14 +75,14 @@ func (x *fixture) close() {
 		return
 	}
 	x.closed = true
-	if err := x.b.Close(); err != nil {
+	if err := x.in.Close(); err != nil {
 		x.t.Errorf("close: %v", err)
 	}
 }
 
 func (x *fixture) add(i int, tag int32) {
 	x.t.Helper()
-	if err := x.b.Add(x.pipes[i].r, tag); err != nil {
+	if err := x.in.Add(x.pipes[i].r, tag); err != nil {
 		x.t.Fatalf("add pipe %d (fd %d, tag %d): %v", i, x.pipes[i].r, tag, err)
 	}
 	x.byTag[tag] = i
@@ -82,7 +92,7 @@ func (x *fixture) add(i int, tag int32) {
 func (x *fixture) remove(i int) {
 	x.t.Helper()
 	tag := x.tagOf[i]
-	if err := x.b.Remove(x.pipes[i].r, tag); err != nil {
+	if err := x.in.Remove(x.pipes[i].r, tag); err != nil {
 		x.t.Fatalf("remove pipe %d (fd %d, tag %d): %v", i, x.pipes[i].r, tag, err)
 	}
 	delete(x.byTag, tag)

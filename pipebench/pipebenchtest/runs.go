@@ -51,9 +51,9 @@ var runCases = []runCase{
 // checkRuns runs the whole harness (pipebench.Run) on backends from f, 50
 // pipes for 400ms in each case, and checks what every run must satisfy:
 // every token accounted for, tokens moved, no descriptor left open, the
-// writer mode asked for, readiness calls made (or none, for a backend that
-// declares NoWaitCall), at most one credit word per non-empty readiness
-// call (per read for a Driver), no wait system call for a Driver unless it
+// writer mode asked for, readiness calls made (or none, for a Loop, and
+// the setup saying so), at most one credit word per non-empty readiness
+// call (per read for a Loop), no wait system call for a Loop unless it
 // declares RingQueued (whose reads are completions, reaped through
 // io_uring_enter), a latency sample per token in latency
 // mode, one ready-per-call sample per readiness call, and a writer's counts
@@ -128,9 +128,9 @@ func checkRunResult(t *testing.T, f *pipebench.Factory, c runCase, res *pipebenc
 	if len(res.Intervals) != 4 {
 		t.Errorf("%d intervals, want 4", len(res.Intervals))
 	}
-	noWait := f.Features.Has(pipebench.NoWaitCall)
-	if res.Setup.NoWaitCall != noWait || noWait != (tot.Calls == 0) {
-		t.Errorf("%d readiness calls, NoWaitCall declared %v, in the setup %v", tot.Calls, noWait, res.Setup.NoWaitCall)
+	noWait := f.IsLoop()
+	if res.Setup.NoReadinessCalls != noWait || noWait != (tot.Calls == 0) {
+		t.Errorf("%d readiness calls, a Loop %v, no readiness calls in the setup %v", tot.Calls, noWait, res.Setup.NoReadinessCalls)
 	}
 	if res.Setup.Writer != pipebench.WriterSelf && c.InFlight > 0 {
 		// Credit words: one per non-empty readiness call, or one per read
@@ -144,8 +144,8 @@ func checkRunResult(t *testing.T, f *pipebench.Factory, c runCase, res *pipebenc
 		}
 	}
 	ring := f.Features.Has(pipebench.RingQueued)
-	if res.Setup.Ring != ring {
-		t.Errorf("RingQueued declared %v, in the setup %v", ring, res.Setup.Ring)
+	if res.Setup.CtlInRing != ring || res.Setup.IOInRing != (ring && noWait) {
+		t.Errorf("RingQueued declared %v by a Loop %v; in the setup ctl in ring %v, I/O in ring %v", ring, noWait, res.Setup.CtlInRing, res.Setup.IOInRing)
 	}
 	switch {
 	case noWait && !ring && tot.WaitSyscalls != 0:

@@ -64,7 +64,7 @@ func (c *CSV) Interval(run int, iv pipebench.Interval) error {
 	u := func(x uint64) string { return strconv.FormatUint(x, 10) }
 	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 	spc := f(iv.SamplesPerCall)
-	if c.setup.NoWaitCall {
+	if c.setup.NoReadinessCalls {
 		spc = ""
 	}
 	warmup := "0"
@@ -85,7 +85,7 @@ func (c *CSV) Interval(run int, iv pipebench.Interval) error {
 
 // cpu is an interval's CPU columns: the reader thread, the writer thread
 // (thread mode), the rest of this process (its other threads: the Go
-// runtime's, or a Driver's goroutines), the process, and the writer process
+// runtime's, or a Loop's goroutines), the process, and the writer process
 // (process mode), in nanoseconds; empty where there is no such thread or
 // process.
 func (c *CSV) cpu(t pipebench.CPUTimes) []string {

@@ -130,7 +130,7 @@ func (t *Text) Start(d *Document) error {
 
 // Setup prints the setup line (after a run header when there are several).
 func (t *Text) Setup(run int, s pipebench.Setup) error {
-	t.noWait = s.NoWaitCall
+	t.noWait = s.NoReadinessCalls
 	if t.count > 1 {
 		t.printf("=== run %d of %d", run, t.count)
 	}
@@ -190,7 +190,7 @@ func (t *Text) RunDone(r *summary.Run) error {
 	}
 	t.printf("per event      calls %s  wait syscalls %s  reads %s  writes %s  ctl %s  writer waits %s", ratio4(s.CallsPerEvent), ratio4(s.WaitSyscallsPerEvent),
 		ratio4(s.ReadsPerEvent), ratio4(s.WritesPerEvent), ratio4(s.CtlPerEvent), ratio4(s.WriterWaitsPerEvent))
-	if summary.RingIO(st) {
+	if st.IOInRing {
 		t.printf("per token      syscalls %s  cpu %s  completions/enter %s", ratio4(s.SyscallsPerToken), Nanos(s.CPUPerToken), ratio4(s.CompletionsPerEnter))
 	} else {
 		t.printf("per token      syscalls %s  cpu %s", ratio4(s.SyscallsPerToken), Nanos(s.CPUPerToken))

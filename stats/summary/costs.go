@@ -108,11 +108,11 @@ func rests(res *pipebench.Result) (rest, writerRest pipebench.Usage) {
 	return rest, res.WriterProcess.Sub(res.WriterThread)
 }
 
-// restName names the row of a process's other threads. With a Driver
-// backend (gonet) the reading is done there, on the Go runtime's threads:
-// by design, not overhead.
+// restName names the row of a process's other threads. When the reads
+// were made on goroutines (gonet) the reading is done there, on the Go
+// runtime's threads: by design, not overhead.
 func restName(s pipebench.Setup) string {
-	if s.Driver {
+	if s.ReadsOnGoroutines {
 		return "goroutines"
 	}
 	return "rest"

@@ -61,8 +61,8 @@ type Summary struct {
 	SyscallsPerToken float64 `json:"syscalls_per_token"`
 	CPUPerToken      float64 `json:"cpu_ns_per_token"`
 	// CompletionsPerEnter is io_uring completions reaped per io_uring_enter,
-	// for a driver that does its I/O in a ring (Setup.Ring and
-	// Setup.NoWaitCall); 0 otherwise.
+	// for a run whose reads and writes were made in a ring
+	// (Setup.IOInRing); 0 otherwise.
 	CompletionsPerEnter float64 `json:"completions_per_enter,omitempty"`
 	// HaltsPerEvent is the idle-state entries of the CPUs the run may use
 	// (Result.Halts, POLL left out) per event, over the whole window: how
@@ -125,7 +125,7 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 		EventsPerSec: stats.Describe(xs, NoisyCV),
 		Warmup:       warmup,
 		TokensPerSec: stats.Rate(toks, secs),
-		Applies:      !res.Setup.NoWaitCall,
+		Applies:      !res.Setup.NoReadinessCalls,
 		SetupMillis:  float64(res.Setup.Took) / float64(time.Millisecond),
 	}
 	t := res.Totals
@@ -143,7 +143,7 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	s.WriterWaitsPerEvent = stats.PerEvent(res.WriterWaits, t.Events)
 	s.SyscallsPerToken = stats.PerEvent(Syscalls(res), t.Tokens)
 	s.CPUPerToken = stats.PerEvent(uint64(max(res.Process.CPU(), 0)+max(res.WriterProcess.CPU(), 0)), t.Tokens)
-	if RingIO(res.Setup) {
+	if res.Setup.IOInRing {
 		s.CompletionsPerEnter = stats.PerEvent(t.Completions, t.WaitSyscalls)
 	}
 	s.HaltsPerEvent, s.HaltsMissing = haltsPerEvent(res)
@@ -190,25 +190,21 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 // the readiness mechanism's (every epoll_pwait, ppoll, pselect6 or
 // io_uring_enter, SQPOLL wake-ups included), the reader's reads and
 // writes, its interest changes, and a writer's reads, writes and waits.
-// Left out: the interest changes of an io_uring backend, which are entries
-// carried by its io_uring_enter calls, and for a driver that does its I/O
-// in the ring (uring-rw) its reads and writes too; the Go runtime's own
+// Left out: interest changes that were io_uring entries carried by its
+// io_uring_enter calls (Setup.CtlInRing), and reads and writes that were
+// io_uring operations too (Setup.IOInRing, uring-rw); the Go runtime's own
 // calls, outside the measured threads.
 func Syscalls(res *pipebench.Result) uint64 {
 	t := res.Totals
 	n := t.WaitSyscalls + res.WriterReads + res.WriterWrites + res.WriterWaits
-	if !RingIO(res.Setup) {
+	if !res.Setup.IOInRing {
 		n += t.Reads + t.Writes
 	}
-	if !res.Setup.Ring {
+	if !res.Setup.CtlInRing {
 		n += t.Ctl
 	}
 	return n
 }
-
-// RingIO says whether the run's backend did its reads and writes in an
-// io_uring: Counts.Reads and Writes count its completed operations.
-func RingIO(s pipebench.Setup) bool { return s.Ring && s.NoWaitCall }
 
 // quantile is h's q-quantile to the digits h holds.
 func quantile(h *stats.Hist, q float64) float64 {

@@ -148,16 +148,16 @@ func TestRestRows(t *testing.T) {
 		checkRestAddsUp(t, []summary.Cost{s.Costs[0], s.Costs[2]}, s.Costs[3])
 		checkRestAddsUp(t, []summary.Cost{s.Costs[1], s.Costs[4]}, s.Costs[5])
 	})
-	t.Run("Driver", func(t *testing.T) {
+	t.Run("ReadsOnGoroutines", func(t *testing.T) {
 		res := reporttest.Fixture()
-		res.Setup.Driver = true
+		res.Setup.ReadsOnGoroutines = true
 		res.Process = res.Process.Add(pipebench.Usage{System: time.Second})
 		s := summary.Summarize(res, 1)
 		if s.Costs[2].Who != "goroutines" {
-			t.Errorf("a Driver's other threads are named %q, want goroutines", s.Costs[2].Who)
+			t.Errorf("with reads on goroutines the other threads are named %q, want goroutines", s.Costs[2].Who)
 		}
 		if got := restWarningsOf(s); len(got) != 0 {
-			t.Errorf("a Driver backend's goroutines are its reading, not overhead: warnings %q", got)
+			t.Errorf("goroutines that read are the reading, not overhead: warnings %q", got)
 		}
 	})
 }

@@ -14,8 +14,8 @@ import (
 const RestShare = 0.02
 
 // restWarnings warns, for each process, when its other threads used more
-// than RestShare of its CPU; not for a Driver backend, whose reading is
-// done by those threads.
+// than RestShare of its CPU; not for the reading process of a run whose
+// reads were made on goroutines, whose reading is done by those threads.
 func restWarnings(res *pipebench.Result) []string {
 	var w []string
 	check := func(who string, rest, total pipebench.Usage) {
@@ -25,7 +25,7 @@ func restWarnings(res *pipebench.Result) []string {
 		}
 	}
 	rest, writerRest := rests(res)
-	if !res.Setup.Driver {
+	if !res.Setup.ReadsOnGoroutines {
 		check("process", rest, res.Process)
 	}
 	if res.Setup.Writer == pipebench.WriterProcess && !res.Tokens.SentUnknown {

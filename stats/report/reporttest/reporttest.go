@@ -110,7 +110,7 @@ func checkPerCall(c *checker, res *pipebench.Result, s summary.Summary) {
 		c.eqF("ready/call mean", s.PerCall.Mean, h.Mean())
 		c.eqU("ready/call max", s.PerCall.Max, h.Max())
 	}
-	if res.Setup.NoWaitCall && (t.Calls != 0 || s.Applies) {
+	if res.Setup.NoReadinessCalls && (t.Calls != 0 || s.Applies) {
 		c.errorf("%d readiness calls (samples/call applies: %v) for a mechanism without one", t.Calls, s.Applies)
 	}
 	pc := s.PerCall
@@ -140,7 +140,7 @@ func checkPerEvent(c *checker, res *pipebench.Result, s summary.Summary) {
 	if x, lo, hi := s.SyscallsPerToken, ratio(sure, t.Tokens), ratio(all, t.Tokens); !(x >= lo*(1-1e-12) && x <= hi*(1+1e-12)) {
 		c.errorf("syscalls per token %v, outside %v (the wait and writer calls) .. %v (every call counted)", x, lo, hi)
 	}
-	ringIO := res.Setup.Ring && res.Setup.NoWaitCall
+	ringIO := res.Setup.IOInRing
 	c.eqF("cpu per token", s.CPUPerToken, ratio(uint64(max(res.Process.CPU(), 0)+max(res.WriterProcess.CPU(), 0)), t.Tokens))
 	switch {
 	case ringIO:
