@@ -140,7 +140,7 @@ type Config struct {
 	Writers int `json:"writers"`
 	// MaxEvents is the most ready descriptors one readiness call may
 	// return (-maxevents): the length of the ready slice handed to
-	// Backend.Wait, which caps samples per call. 0 gives every pipe of the
+	// Mechanism.Wait, which caps samples per call. 0 gives every pipe of the
 	// reader room (the reader's share of Pipes).
 	MaxEvents int `json:"maxevents"`
 	// Share makes every reader wait on one backend instance over all the

@@ -85,7 +85,7 @@ type Counts struct {
 	Events uint64 `json:"events"`
 	// Tokens are bytes those reads carried.
 	Tokens uint64 `json:"tokens"`
-	// Calls are readiness calls (Backend.Wait); EmptyCalls those that
+	// Calls are readiness calls (Mechanism.Wait); EmptyCalls those that
 	// returned nothing.
 	Calls      uint64 `json:"calls"`
 	EmptyCalls uint64 `json:"empty_calls"`

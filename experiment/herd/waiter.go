@@ -21,7 +21,7 @@ const readSize = 1024
 // that EPOLLEXCLUSIVE, which the backend sets on every registration, cannot
 // keep a stop from it). Threads and processes run the same loop.
 //
-// It waits through Backend.Wait, which for the herd sleeps in
+// It waits through Mechanism.Wait, which for the herd sleeps in
 // syscall.Syscall (epoll.Waiter.SyscallSleep), not in the raw call the harness's
 // reader sleeps in: a herd is hundreds of threads that sleep most of the
 // time, and the Go runtime signals a goroutine it believes is running (as

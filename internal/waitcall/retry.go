@@ -8,7 +8,7 @@ import (
 
 // RetryEINTR calls wait with timeout and, for as long as it fails with
 // EINTR, calls it again with the time that remains, so that a signal never
-// reaches the caller of Backend.Wait. A timeout < 0 is passed on unchanged;
+// reaches the caller of Mechanism.Wait. A timeout < 0 is passed on unchanged;
 // once a positive timeout has run out it returns 0, nil as if the wait had
 // timed out.
 //
