@@ -61,8 +61,12 @@ func (h *LoopHarness) Calls() uint64    { return h.ctr.calls.Load() }
 func (h *LoopHarness) Empty() uint64    { return h.ctr.empty.Load() }
 func (h *LoopHarness) Spurious() uint64 { return h.ctr.spurious.Load() }
 
-// PerCall is the reader's ready-per-call histogram.
-func (h *LoopHarness) PerCall() *stats.Hist { return &h.rd.perCall }
+// PerCall is the reader's ready-per-call histogram, as the run makes it
+// once the loop has returned.
+func (h *LoopHarness) PerCall() *stats.Hist {
+	hist := h.rd.readyHist()
+	return &hist
+}
 
 // SetReaderGrace sets how long the reader may take to return once the
 // window has closed before a writer process is killed, and returns a

@@ -89,8 +89,8 @@ func TestReaderHoldsCountsUntilAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	final := rd.ctr.snapshot()
-	if final.Calls != g.calls.Load() || final.Events != final.Calls || rd.perCall.Count() != final.Calls {
-		t.Errorf("after the loop: %d calls published, %d made, %d events, %d in the per-call histogram; want all equal", final.Calls, g.calls.Load(), final.Events, rd.perCall.Count())
+	if h := rd.readyHist(); final.Calls != g.calls.Load() || final.Events != final.Calls || h.Count() != final.Calls {
+		t.Errorf("after the loop: %d calls published, %d made, %d events, %d in the per-call histogram; want all equal", final.Calls, g.calls.Load(), final.Events, h.Count())
 	}
 	if rd.ctr.served.Load() {
 		t.Error("the loop has returned, and its counters still say a reader serves them")

@@ -37,9 +37,12 @@ type reader struct {
 	received []uint64
 	credits  []int32
 	timeout  time.Duration
-	// perCall gets the ready count of every readiness call, once (0 for
-	// an empty call); its range is 0..pipes (see newHists).
-	perCall stats.Hist
+	// perCall counts the readiness calls by the pipes each reported:
+	// perCall[k] is how many reported k (0: empty calls). Wait reports at
+	// most len(ready), so k is in range. One plain increment a call, where
+	// a histogram's Record cost about 3% of evts/sec at one event per call
+	// (docs/speed.md); readyHist makes the histogram once the loop is done.
+	perCall []uint64
 	// delay, if set, is slept before every readiness call; rem holds what
 	// is left of it after a signal.
 	delay *unix.Timespec
@@ -56,14 +59,25 @@ type reader struct {
 	cbuf       [8]byte
 }
 
-// newHists makes the reader's histograms for pipes pipes: ready pipes per
-// call, 0..pipes (Wait fills at most len(ready) = pipes entries), and
-// in latency mode write-to-read times, 0..latencyRange.
+// newHists makes the reader's histograms for pipes pipes: the count of
+// calls by ready pipes, 0..pipes (Wait fills at most len(ready) = pipes
+// entries), and in latency mode write-to-read times, 0..latencyRange.
 func (r *reader) newHists(pipes int) {
-	r.perCall = stats.NewHist(uint64(pipes))
+	r.perCall = make([]uint64, pipes+1)
 	if r.latency() {
 		r.lat = stats.NewHist(latencyRange)
 	}
+}
+
+// readyHist is the histogram of ready pipes per readiness call, over
+// 0..pipes: one value per call the reader made, 0 for an empty one. It is
+// read once the loop has returned.
+func (r *reader) readyHist() stats.Hist {
+	h := stats.NewHist(uint64(max(len(r.perCall)-1, 0)))
+	for k, n := range r.perCall {
+		h.RecordN(uint64(k), n)
+	}
+	return h
 }
 
 // publishEvery is how many readiness calls the reader lets go by between
@@ -95,17 +109,15 @@ func (r *reader) loop() error {
 			return fmt.Errorf("readiness call: %w", err)
 		}
 		r.held.calls++
+		r.perCall[n]++
 		if n == 0 {
 			r.held.empty++
-			r.perCall.Record(0)
 		} else {
 			var b batch
 			err = r.handle(n, &b)
-			// Held and recorded even when the call failed half-way, so
-			// that the tokens it read are counted and the histogram
-			// holds every call the counters do.
+			// Held even when the call failed half-way, so that the
+			// tokens it read are counted, as the call is in perCall.
 			r.held.add(&b)
-			r.perCall.Record(uint64(n))
 			if err != nil {
 				return err
 			}

@@ -313,18 +313,19 @@ func (r *run) awaitReader(readDone <-chan struct{}) {
 // each; one reader's are its own.
 func mergeHists(rds []*reader) (perCall, lat stats.Hist) {
 	if len(rds) == 1 {
-		return rds[0].perCall, rds[0].lat
+		return rds[0].readyHist(), rds[0].lat
 	}
-	var top uint64
+	var top int
 	for _, rd := range rds {
-		top = max(top, rd.perCall.Highest())
+		top = max(top, len(rd.perCall)-1)
 	}
-	perCall = stats.NewHist(top)
+	perCall = stats.NewHist(uint64(top))
 	if rds[0].latency() {
 		lat = stats.NewHist(latencyRange)
 	}
 	for _, rd := range rds {
-		perCall.Merge(&rd.perCall)
+		h := rd.readyHist()
+		perCall.Merge(&h)
 		if rd.latency() {
 			lat.Merge(&rd.lat)
 		}

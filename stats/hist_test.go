@@ -2,6 +2,7 @@ package stats
 
 import (
 	"encoding/binary"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -196,6 +197,34 @@ func TestHistClamp(t *testing.T) {
 	small.Merge(&big)
 	if small.Count() != 2 || small.Clamped() != 1 || small.Quantile(1) != 1<<29 || small.Quantile(0.5) != 7 {
 		t.Errorf("merge of a wider range: count %d clamped %d p100 %g p50 %g", small.Count(), small.Clamped(), small.Quantile(1), small.Quantile(0.5))
+	}
+}
+
+// TestRecordN: n values at once are n Records, in both kinds of
+// histogram, clamped ones and zeros included; n = 0 records nothing.
+func TestRecordN(t *testing.T) {
+	counts := map[uint64]uint64{0: 3, 1: 1, 7: 1000, 2047: 2, 2048: 5, 1 << 20: 9, 1 << 40: 4}
+	for _, mk := range []func() Hist{
+		func() Hist { return NewHist(1 << 30) },
+		func() Hist { return NewSparseHists(1, 1<<30, 8)[0] },
+	} {
+		one, many := mk(), mk()
+		for _, v := range slices.Sorted(maps.Keys(counts)) {
+			for range counts[v] {
+				one.Record(v)
+			}
+			many.RecordN(v, counts[v])
+			many.RecordN(v+1, 0)
+		}
+		if !sameHist(&one, &many) {
+			t.Errorf("RecordN (dense %v): count %d sum %d min %d max %d zeros %d clamped %d; Record: %d %d %d %d %d %d",
+				one.dense != nil, many.Count(), many.Sum(), many.Min(), many.Max(), many.Zeros(), many.Clamped(),
+				one.Count(), one.Sum(), one.Min(), one.Max(), one.Zeros(), one.Clamped())
+		}
+		if many.Count() != 1024 || many.Zeros() != 3 || many.Clamped() != 4 || many.Quantile(0.5) != 7 {
+			t.Errorf("RecordN: count %d zeros %d clamped %d p50 %g, want 1024, 3, 4, 7",
+				many.Count(), many.Zeros(), many.Clamped(), many.Quantile(0.5))
+		}
 	}
 }
 
