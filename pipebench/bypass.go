@@ -144,7 +144,7 @@ func (b *bypass) move(s *Surface, w *Worker, at []int32, size int) error {
 		for k := range at {
 			i := at[k]
 			fd := b.fds[i]
-			m, e := tokens.Read(fd, buf[:size])
+			m, e := tokens.Read(fd, buf[:size]).Split()
 			if e != 0 {
 				return fmt.Errorf("bypass: read pipe %d (fd %d), which holds a token: %w", i, fd, e)
 			}
@@ -249,4 +249,4 @@ func (b *bypass) follow(s *Surface, w *Worker, f *followed) error {
 // stops if the runtime asked it to.
 //
 //go:noinline
-func readWaiting(fd int32, p []byte) (int, unix.Errno) { return tokens.Read(fd, p) }
+func readWaiting(fd int32, p []byte) (int, unix.Errno) { return tokens.Read(fd, p).Split() }

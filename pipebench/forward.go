@@ -68,7 +68,7 @@ func (f *forwarder) Forward(pipe, n int, tok []byte) (writes uint64, last int, e
 			}
 			continue
 		}
-		if m, e := tokens.Write(f.wfds[j], tok); e != 0 || m != len(tok) {
+		if m, e := tokens.Write(f.wfds[j], tok).Split(); e != 0 || m != len(tok) {
 			return uint64(t), j, fmt.Errorf("forward token from %s %d to %s %d (fd %d): %w", f.noun, pipe, f.noun, j, f.wfds[j], tokens.WriteErr(m, len(tok), e))
 		}
 	}

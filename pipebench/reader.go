@@ -159,7 +159,7 @@ func (r *reader) handle(n int, b *batch) error {
 		var k int
 		var tok []byte
 		for first := true; ; first = false {
-			m, e := tokens.Read(fd, r.buf[:])
+			m, e := tokens.Read(fd, r.buf[:]).Split()
 			b.reads++
 			if e == unix.EAGAIN {
 				// Only a first read that finds nothing is a false report;

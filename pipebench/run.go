@@ -409,7 +409,7 @@ func (r *run) prime() error {
 	for range cfg.InFlight {
 		j := route.Pick()
 		tok := format.Next(&buf)
-		if n, e := tokens.Write(r.wfds[j], tok); e != 0 || n != len(tok) {
+		if n, e := tokens.Write(r.wfds[j], tok).Split(); e != 0 || n != len(tok) {
 			return fmt.Errorf("prime token into %s %d: %w", cfg.Source.noun(), j, tokens.WriteErr(n, len(tok), e))
 		}
 		r.primed++

@@ -517,7 +517,7 @@ func (r *run) drain(want uint64) (total uint64, perPipe []uint64, err error) {
 	for {
 		for i, fd := range r.rfds {
 			for {
-				n, e := tokens.Read(fd, buf)
+				n, e := tokens.Read(fd, buf).Split()
 				if e == unix.EAGAIN || (e == 0 && n == 0) {
 					break
 				}

@@ -419,7 +419,7 @@ func (s *setting) drain() (uint64, error) {
 	var total uint64
 	for i, fd := range s.rfds {
 		for {
-			n, e := tokens.Read(fd, buf[:])
+			n, e := tokens.Read(fd, buf[:]).Split()
 			if e == unix.EAGAIN || (e == 0 && n == 0) {
 				break
 			}

@@ -115,7 +115,7 @@ func (w *waiter) loop() error {
 			}
 			reported++
 			fd := w.rfds[tag]
-			m, e := tokens.Read(fd, w.buf[:])
+			m, e := tokens.Read(fd, w.buf[:]).Split()
 			switch {
 			case e == unix.EAGAIN:
 				wasted++

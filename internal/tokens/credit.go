@@ -13,7 +13,7 @@ import (
 // NewCreditPipe).
 func SendCredit(fd int32, buf *[8]byte, c uint64) error {
 	binary.LittleEndian.PutUint64(buf[:], c)
-	n, e := Write(fd, buf[:])
+	n, e := Write(fd, buf[:]).Split()
 	if e != 0 {
 		return fmt.Errorf("write %d credits: %w", c, e)
 	}

@@ -2,21 +2,26 @@
 
 package tokens
 
-import "golang.org/x/sys/unix"
+import (
+	"unsafe"
 
-// rawCall3 makes a three-argument system call that never blocks, with x/sys's
+	"golang.org/x/sys/unix"
+)
+
+// On these architectures Read and Write make the call with x/sys's
 // unix.RawSyscallNoError: its assembly loads the arguments, makes the call
-// and returns the kernel's result as it is. On these architectures the
-// kernel reports a failure as a result in [-4095, -1], the negated errno
-// (syscall(2)), which rawCall3 turns into (-1, errno) as the standard
-// library does.
-func rawCall3(trap, a1, a2, a3 uintptr) (int, unix.Errno) {
-	r, _ := unix.RawSyscallNoError(trap, a1, a2, a3)
-	if r > maxResult {
-		return -1, unix.Errno(-r)
-	}
-	return int(r), 0
+// and returns the kernel's result as it is, which reports a failure as a
+// result in [-4095, -1], the negated errno (syscall(2)): what a Result
+// holds. Each is one call of ours to the assembly, small enough to inline.
+
+// Read is read(2) of fd, as a raw system call.
+func Read(fd int32, p []byte) Result {
+	r, _ := unix.RawSyscallNoError(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	return Result(r)
 }
 
-// maxResult is the largest result that is not a negated errno: -4096.
-const maxResult = ^uintptr(4095)
+// Write is write(2) to fd, as a raw system call.
+func Write(fd int32, p []byte) Result {
+	r, _ := unix.RawSyscallNoError(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	return Result(r)
+}

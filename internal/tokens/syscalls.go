@@ -11,9 +11,9 @@ import (
 // The hot loops read and write non-blocking descriptors with raw system
 // calls: these calls never block, so the scheduler need not be told.
 //
-// Read and Write make the call through rawCall3 (rawcall_*.go): on the
-// common architectures that is x/sys's unix.RawSyscallNoError, whose
-// assembly makes the SYSCALL itself and returns once, where the standard
+// Read and Write make the call (rawcall_*.go): on the common architectures
+// that is x/sys's unix.RawSyscallNoError, whose assembly makes the SYSCALL
+// itself and returns once, where the standard
 // library's syscall.RawSyscall returns through three frames (RawSyscall,
 // RawSyscall6, internal/runtime/syscall/linux.Syscall6). Returns right
 // after a system call are slow here (perf annotate puts most of the user
@@ -22,16 +22,25 @@ import (
 // -b epoll -n 1000 -l 10 (self), 2% with a writer thread and 4% at -b poll
 // -n 10 -l 1 (docs/speed.md).
 
-// Read is read(2) of a non-blocking descriptor, as a raw system call. On
-// failure it returns -1 and the error.
-func Read(fd int32, p []byte) (int, unix.Errno) {
-	return rawCall3(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-}
+// Read (read(2)) and Write (write(2)) of a non-blocking descriptor are
+// defined per architecture, in rawcall_*.go; each returns a Result, which
+// splits into the bytes moved, or -1 and the error. They are small enough
+// to inline (go build -gcflags=-m; TestReadWriteInline), so that the hot
+// loops reach the system call through no frame of ours: the frames between
+// the reader's loop and its system calls cost about 1% of evts/sec at one
+// event per call (docs/speed.md).
 
-// Write is write(2) to a non-blocking descriptor, as a raw system call. On
-// failure it returns -1 and the error.
-func Write(fd int32, p []byte) (int, unix.Errno) {
-	return rawCall3(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+// Result is what a raw read or write returns, as the kernel returns it:
+// the bytes moved, or a negated errno.
+type Result int
+
+// Split returns the bytes moved and 0, or -1 and the error, as the
+// standard library's system calls do.
+func (r Result) Split() (int, unix.Errno) {
+	if r < 0 {
+		return -1, unix.Errno(-r)
+	}
+	return int(r), 0
 }
 
 // WriteErr is the error of a write of a size-byte token that returned n
@@ -73,7 +82,7 @@ func (e *shortWriteError) Error() string {
 func sleepingRead(fd int32, p []byte, waits, reads *uint64) (int, unix.Errno) {
 	for {
 		*reads++
-		n, e := Read(fd, p)
+		n, e := Read(fd, p).Split()
 		if e != unix.EINTR {
 			return n, e
 		}
@@ -90,7 +99,7 @@ func pollingRead(fd int32, p []byte, waits, reads *uint64) (int, unix.Errno) {
 			return 0, e
 		}
 		*reads++
-		n, e := Read(fd, p)
+		n, e := Read(fd, p).Split()
 		if e != unix.EAGAIN {
 			return n, e
 		}

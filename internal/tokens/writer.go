@@ -70,7 +70,7 @@ func (w *Writer) Run() error {
 			}
 			j := w.Route.Pick()
 			tok := w.Format.Next(&w.tokBuf)
-			if n, e := Write(w.WFDs[j], tok); e != 0 || n != len(tok) {
+			if n, e := Write(w.WFDs[j], tok).Split(); e != 0 || n != len(tok) {
 				return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.WFDs[j], WriteErr(n, len(tok), e))
 			}
 			c.Writes++
@@ -117,7 +117,7 @@ func (w *Writer) unbounded() error {
 			}
 			j := w.Route.Pick()
 			tok := w.Format.Next(&w.tokBuf)
-			n, e := Write(w.WFDs[j], tok)
+			n, e := Write(w.WFDs[j], tok).Split()
 			switch {
 			case e == 0 && n == len(tok):
 				c.Sent++
@@ -129,7 +129,7 @@ func (w *Writer) unbounded() error {
 			c.Writes++
 		}
 		c.Reads++
-		n, e := Read(w.Credits, buf[:])
+		n, e := Read(w.Credits, buf[:]).Split()
 		switch {
 		case e == unix.EAGAIN:
 		case e != 0:
