@@ -136,12 +136,18 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	}
 	b.call++
 	// Registered files, if Arm has not registered them: the first Wait
-	// registers the registrations it knows, from its thread.
-	if err := armSettings(b.ring, &b.files, &b.registry, b.settings); err != nil {
-		return 0, err
+	// registers the registrations it knows, from its thread. The checks
+	// are made here, inlined, so that a Wait answered from the CQ ring
+	// (most of them at one token in flight) calls nothing but reap.
+	if !settled(b.ring, &b.files, b.settings) {
+		if err := armSettings(b.ring, &b.files, &b.registry, b.settings); err != nil {
+			return 0, err
+		}
 	}
-	if err := b.rearmAll(b); err != nil {
-		return 0, err
+	if len(b.rearm) > 0 {
+		if err := b.rearmAll(b); err != nil {
+			return 0, err
+		}
 	}
 	if b.ring.pending() == 0 {
 		if n, err := b.reap(ready); n > 0 || err != nil {
