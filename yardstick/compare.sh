@@ -41,8 +41,15 @@
 # percentile in under 1% of tables): noise puts rows below 0.95, a program
 # slower across the table has clearly slower rows far beyond that.
 # TASKSET=CPUS confines every row that does not name its own CPUs.
+# The C programs make each system call through a function that returns to
+# the loop, as a Go program must (CALLS=function, the default: the C
+# programs' -calls); CALLS=inline puts the syscall instruction in their
+# loops' own code, which no Go program can do (docs/speed.md, "A return
+# after every system call"). The header says which.
 # AA=1 runs the C yardstick against itself: the first column is the same C
-# program taking pipebench's turns. That table is how far apart two equally
+# program taking pipebench's turns. AA=inline has the first column make its
+# system calls inline, against the yardstick making them through a
+# function: what the inline form saves. That table is how far apart two equally
 # fast programs come out on this machine, row by row: the calibration of
 # the 0.95 line and of the slower column (docs/speed.md, "A against A").
 # MIN=1 runs the minimal loop (c/minimal.c) against the yardstick, on the
@@ -71,10 +78,11 @@ REPS=${REPS:-3}
 TASKSET=${TASKSET:-}
 AA=${AA:-0}
 MIN=${MIN:-0}
+CALLS=${CALLS:-function}
 
 usage() {
 	echo "usage: compare.sh [-list] [-b LIST] [-writer LIST] [-n LIST] [-l LIST] [-taskset yes|no] [CONFIG ...]" >&2
-	echo "       CONFIG: \"[taskset=CPUS] -b epoll -n 1000 -l 1 -writer thread\"; env REPS DUR QUIET TASKSET AA MIN" >&2
+	echo "       CONFIG: \"[taskset=CPUS] -b epoll -n 1000 -l 1 -writer thread\"; env REPS DUR QUIET TASKSET AA MIN CALLS" >&2
 	exit 2
 }
 
@@ -103,9 +111,10 @@ if [[ -n ${want[-taskset]:-} && ${want[-taskset]} != yes && ${want[-taskset]} !=
 	echo "compare.sh: -taskset ${want[-taskset]}: want yes or no" >&2
 	exit 2
 fi
-[[ $AA == 0 || $AA == 1 ]] || { echo "compare.sh: AA=$AA: want 0 or 1" >&2; exit 2; }
+[[ $AA == 0 || $AA == 1 || $AA == inline ]] || { echo "compare.sh: AA=$AA: want 0, 1 or inline" >&2; exit 2; }
 [[ $MIN == 0 || $MIN == 1 || $MIN == alone ]] || { echo "compare.sh: MIN=$MIN: want 0, 1 or alone" >&2; exit 2; }
-[[ $AA == 0 || $MIN == 0 ]] || { echo "compare.sh: AA=1 and MIN=$MIN: want one of them" >&2; exit 2; }
+[[ $AA == 0 || $MIN == 0 ]] || { echo "compare.sh: AA=$AA and MIN=$MIN: want one of them" >&2; exit 2; }
+[[ $CALLS == function || $CALLS == inline ]] || { echo "compare.sh: CALLS=$CALLS: want function or inline" >&2; exit 2; }
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: REPS=$REPS: want a positive integer" >&2; exit 2; }
 
 # pipebench measures whole 1 s intervals and leaves the first out of its
@@ -211,15 +220,17 @@ build_all "$tmp"
 # first is the program in pipebench's column: the yardstick itself with AA=1,
 # the minimal loop with MIN (first_flags: its thread, or none).
 first=pipebench label=pipebench first_flags=() what=""
-if ((AA == 1)); then
+if [[ $AA == 1 ]]; then
 	first=yardstick label="C again" what=" AA=1 (the yardstick against itself)"
+elif [[ $AA == inline ]]; then
+	first=yardstick label="C inline" first_flags=(-calls inline) what=" AA=inline (the yardstick making its system calls inline, against itself)"
 elif [[ $MIN == 1 ]]; then
 	first=yardstick-minimal label=minimal what=" MIN=1 (the minimal loop, one idle thread, against the yardstick)"
 elif [[ $MIN == alone ]]; then
 	first=yardstick-minimal label=minimal first_flags=(-idle-threads 0) what=" MIN=alone (the minimal loop, its only thread, against the yardstick)"
 fi
 # The header says where the table was measured.
-header "REPS=$REPS DUR=$DUR$what"
+header "REPS=$REPS DUR=$DUR C calls $CALLS$what"
 echo "# $(estimate ${#rows[@]})"
 
 # Each distinct configuration once, briefly, by both programs: leave out
@@ -249,11 +260,15 @@ done
 
 # one runs a program on the configuration split into cpus and args and
 # prints the median evts/sec of its summary, with a * when the machine was
-# busy before it started, or "failed" (its last line goes to stderr).
+# busy before it started, or "failed" (its last line goes to stderr). A
+# second argument "first" says it runs in the first column (first_flags).
 one() {
 	local out mark="" pre=() extra=()
 	[[ -z $cpus ]] || pre=(taskset -c "$cpus")
-	[[ $1 != "$first" ]] || extra=("${first_flags[@]}")
+	# The C programs make their calls as CALLS says; a first column's
+	# own flags come after, and win.
+	[[ $1 == pipebench ]] || extra=(-calls "$CALLS")
+	[[ ${2:-} != first ]] || extra+=("${first_flags[@]}")
 	quiet || mark="*"
 	local a=$args
 	# The yardstick's io_uring poll is the plain one; pipebench's -b uring
@@ -279,9 +294,9 @@ for cfg in "${kept[@]}"; do
 	pb=() c=()
 	for ((r = 0; r < REPS; r++)); do
 		if ((r % 2 == 0)); then
-			pb+=("$(one $first)") c+=("$(one yardstick)")
+			pb+=("$(one $first first)") c+=("$(one yardstick)")
 		else
-			c+=("$(one yardstick)") pb+=("$(one $first)")
+			c+=("$(one yardstick)") pb+=("$(one $first first)")
 		fi
 	done
 	if [[ " ${pb[*]} ${c[*]} " == *" failed "* ]]; then

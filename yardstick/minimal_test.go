@@ -49,6 +49,7 @@ func TestMinimal(t *testing.T) {
 		{[]string{"-writer", "thread"}, "minimal: -writer thread: want self (the minimal loop writes its own tokens)\n"},
 		{[]string{"-l", "0"}, "minimal: -l 0: want an integer from 1 to 4096\n"},
 		{[]string{"-idle-threads", "-1"}, "minimal: -idle-threads -1: want an integer from 0 to 64\n"},
+		{[]string{"-calls", "asm"}, "minimal: -calls asm: want function or inline\n"},
 	} {
 		if code, stdout, stderr := run(t, bin, c.args...); code != 2 || stdout != "" || stderr != c.want {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, stdout, stderr, c.want)
@@ -140,6 +141,9 @@ func TestCompareMin(t *testing.T) {
 	}{
 		{[]string{"MIN=yes"}, nil, "compare.sh: MIN=yes: want 0, 1 or alone\n"},
 		{[]string{"MIN=1", "AA=1"}, nil, "compare.sh: AA=1 and MIN=1: want one of them\n"},
+		{[]string{"MIN=1", "AA=inline"}, nil, "compare.sh: AA=inline and MIN=1: want one of them\n"},
+		{[]string{"AA=2"}, nil, "compare.sh: AA=2: want 0, 1 or inline\n"},
+		{[]string{"CALLS=asm"}, nil, "compare.sh: CALLS=asm: want function or inline\n"},
 		{[]string{"MIN=1"}, []string{"-writer", "thread"}, "compare.sh: MIN=1: want -writer self rows (the minimal loop writes its own tokens), no row has it\n"},
 	} {
 		if code, _, stderr := list(c.env, c.args...); code != 2 || stderr != c.want {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -506,6 +507,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-d", "3"}, "yardstick: -d 3: want a duration such as 3s or 500ms"},
 		{[]string{"-i", "5ms"}, "yardstick: -i: want an interval of at least 10ms"},
 		{[]string{"-d", "1s", "-i", "2s"}, "yardstick: -i is longer than -d: want an interval no longer than the duration"},
+		{[]string{"-calls", "asm"}, "yardstick: -calls asm: want function or inline"},
 		{[]string{"-x", "1"}, "yardstick: flag provided but not defined: -x"},
 		{[]string{"-n"}, "yardstick: -n: flag needs an argument"},
 		{[]string{"stray"}, `yardstick: unexpected argument "stray": yardstick takes flags only`},
@@ -585,9 +587,10 @@ func TestCompareList(t *testing.T) {
 	if code, lines, _ := list("taskset=1 -b poll -n 5 -l 2 -writer thread", "-taskset", "yes"); code != 0 || lines[0] != "taskset=1 -b poll -n 5 -l 2 -writer thread" {
 		t.Errorf("a configuration given: exit %d, lines %q", code, lines)
 	}
-	// AA=1 (the yardstick against itself) lists the same rows; any other
-	// value is refused before anything is built or measured.
-	for _, aa := range []string{"1", "0"} {
+	// AA=1 (the yardstick against itself) and AA=inline (its inline calls
+	// against itself) list the same rows; any other value is refused before
+	// anything is built or measured.
+	for _, aa := range []string{"1", "0", "inline"} {
 		cmd := exec.Command(bash, "compare.sh", "-list", "-b", "poll", "-n", "10", "-l", "1")
 		cmd.Env = append(os.Environ(), "AA="+aa)
 		if code, stdout, stderr := runCmd(t, cmd); code != 0 || !strings.HasPrefix(stdout, "-b poll -n 10 -l 1 -writer self\n") {
@@ -610,7 +613,7 @@ func TestCompareList(t *testing.T) {
 	}
 	cmd := exec.Command(bash, "compare.sh", "-list")
 	cmd.Env = append(os.Environ(), "AA=yes")
-	if code, _, stderr := runCmd(t, cmd); code != 2 || stderr != "compare.sh: AA=yes: want 0 or 1\n" {
+	if code, _, stderr := runCmd(t, cmd); code != 2 || stderr != "compare.sh: AA=yes: want 0, 1 or inline\n" {
 		t.Errorf("AA=yes: exit %d, stderr %q; want exit 2 and one line", code, stderr)
 	}
 }
@@ -804,5 +807,55 @@ func TestHaltsLine(t *testing.T) {
 				t.Errorf("CPUs' sched lines %q, want one:\n%s", found, stdout)
 			}
 		})
+	}
+}
+
+// TestCalls: the hot loops make their system calls through sys6_function,
+// a function that returns to the loop as a Go program's system calls do,
+// unless -calls inline; the last line says which. The binary is held to it
+// with objdump: sys6_function holds a syscall instruction and the reader
+// calls it (a compiler that inlined it would make -calls function a lie).
+func TestCalls(t *testing.T) {
+	bin := build(t)
+	for _, c := range []struct{ flag, want string }{
+		{"", "calls          each system call made by a function that returns to the loop (-calls function)"},
+		{"function", "calls          each system call made by a function that returns to the loop (-calls function)"},
+		{"inline", "calls          each system call in the loop's own code (-calls inline)"},
+	} {
+		args := []string{"-b", "epoll", "-n", "10", "-writer", "self", "-d", "200ms", "-i", "100ms"}
+		if c.flag != "" {
+			args = append(args, "-calls", c.flag)
+		}
+		code, stdout, stderr := run(t, bin, args...)
+		lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+		if code != 0 || lines[len(lines)-1] != c.want {
+			t.Errorf("-calls %q: exit %d, stderr %q, last line %q; want %q", c.flag, code, stderr, lines[len(lines)-1], c.want)
+		}
+	}
+	objdump, err := exec.LookPath("objdump")
+	if err != nil {
+		t.Skipf("objdump not found, cannot look at the binary: %v", err)
+	}
+	out, err := exec.Command(objdump, "-d", "--no-show-raw-insn", bin).Output()
+	if err != nil {
+		t.Fatalf("objdump -d: %v", err)
+	}
+	syscalls := map[string]int{}
+	calls := 0
+	fn := ""
+	for _, l := range strings.Split(string(out), "\n") {
+		if m := regexp.MustCompile(`^[0-9a-f]+ <([^>]+)>:$`).FindStringSubmatch(l); m != nil {
+			fn = m[1]
+			continue
+		}
+		if strings.HasSuffix(strings.TrimSpace(l), "syscall") {
+			syscalls[fn]++
+		}
+		if fn == "reader" && strings.Contains(l, "call") && strings.Contains(l, "<sys6_function>") {
+			calls++
+		}
+	}
+	if runtime.GOARCH == "amd64" && (syscalls["sys6_function"] != 1 || calls == 0) {
+		t.Errorf("sys6_function holds %d syscall instructions and the reader calls it %d times; want 1 and some", syscalls["sys6_function"], calls)
 	}
 }

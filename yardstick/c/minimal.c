@@ -239,7 +239,8 @@ int main(int argc, char **argv)
 	for (int i = 1, r; (r = next_flag(argc, argv, &i, name, &val)) != 0;) {
 		if (r < 0) {
 			printf("usage: minimal [-n pipes] [-l tokens] [-b epoll|epoll-et|poll|select|uring] [-writer self]\n"
-			       "               [-seed S] [-d duration] [-i interval] [-warmup K] [-idle-threads K]\n");
+			       "               [-seed S] [-d duration] [-i interval] [-warmup K] [-idle-threads K]\n"
+			       "               [-calls function|inline]\n");
 			return 0;
 		}
 		if (strcmp(name, "n") == 0)
@@ -260,6 +261,8 @@ int main(int argc, char **argv)
 			warmup = (int)parse_int("-warmup", val, 0, 1000);
 		else if (strcmp(name, "idle-threads") == 0)
 			idle_threads = (int)parse_int("-idle-threads", val, 0, 64);
+		else if (strcmp(name, "calls") == 0)
+			calls_inline = parse_choice("-calls", val, calls_names, 2, "function or inline");
 		else
 			usage_error("flag provided but not defined: -%s", name);
 	}
@@ -364,5 +367,6 @@ int main(int argc, char **argv)
 	printf("evts/sec       median %.0f  (n=%d intervals, %d warm-up left out)\n", median(rates + warm, nrates - warm),
 	       nrates - warm, warm);
 	printf("per event      calls %.4g\n", per(calls, events));
+	print_calls();
 	return 0;
 }

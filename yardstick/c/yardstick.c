@@ -1010,7 +1010,8 @@ static struct config parse_flags(int argc, char **argv)
 			printf("usage: yardstick [-n pipes] [-l tokens, 0 = unbounded] [-b epoll|epoll-et|poll|select|uring]\n"
 			       "                 [-writer self|thread|process] [-route random|next] [-seed S]\n"
 			       "                 [-d duration] [-i interval] [-warmup K]\n"
-			       "                 [-credit-wait auto|read|ppoll] [-writer-threads N] [-tick D]\n");
+			       "                 [-credit-wait auto|read|ppoll] [-writer-threads N] [-tick D]\n"
+			       "                 [-calls function|inline]\n");
 			exit(0);
 		}
 		if (strcmp(name, "n") == 0)
@@ -1037,6 +1038,8 @@ static struct config parse_flags(int argc, char **argv)
 			c.writer_threads = (int)parse_int("-writer-threads", val, 1, 64);
 		else if (strcmp(name, "tick") == 0)
 			c.tick_ns = parse_duration("-tick", val);
+		else if (strcmp(name, "calls") == 0)
+			calls_inline = parse_choice("-calls", val, calls_names, 2, "function or inline");
 		else
 			usage_error("flag provided but not defined: -%s", name);
 	}
@@ -1387,6 +1390,7 @@ int main(int argc, char **argv)
 			printf(" in a process of %d thread%s", cfg.writer_threads, cfg.writer_threads == 1 ? "" : "s");
 		printf("\n");
 	}
+	print_calls();
 	fflush(stdout);
 	if (atomic_load(&failed))
 		die("%s", fail_msg);
