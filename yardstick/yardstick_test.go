@@ -157,7 +157,7 @@ func checkRun(t *testing.T, stdout, backend, writer string, pipes, inFlight int,
 		threads++
 	}
 	sched := threads + 1
-	summary := 6 + sched
+	summary := 7 + sched // the last line says how the system calls were made
 	if writer != "self" && inFlight > 0 {
 		summary++ // how the writer waits for credits
 	}
@@ -223,13 +223,20 @@ func checkRun(t *testing.T, stdout, backend, writer string, pipes, inFlight int,
 		wantWait = "writer waits   in read for credits in a process of 2 threads"
 	}
 	var got string
-	if len(lines) > 10+sched {
+	if len(lines) > 11+sched {
 		got = lines[10+sched]
 	}
 	if got != wantWait {
 		t.Errorf("writer wait line %q, want %q", got, wantWait)
 	}
+	if last := lines[len(lines)-1]; last != callsFunction {
+		t.Errorf("last line %q, want %q", last, callsFunction)
+	}
 }
+
+// callsFunction is the last line of a run that makes its system calls as
+// a Go program must (-calls function, the default).
+const callsFunction = "calls          each system call made by a function that returns to the loop (-calls function)"
 
 func TestOutputAndAccounting(t *testing.T) {
 	bin := build(t)
@@ -715,10 +722,10 @@ func TestCreditWait(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
 			lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
-			if last := lines[len(lines)-1]; last != c.want {
-				t.Errorf("last line %q, want %q", last, c.want)
+			if wait := lines[len(lines)-2]; wait != c.want {
+				t.Errorf("line before the last %q, want %q", wait, c.want)
 			}
-			checkTokens(t, parseTokens(t, lines[len(lines)-2]), 2)
+			checkTokens(t, parseTokens(t, lines[len(lines)-3]), 2)
 		})
 	}
 }
@@ -818,8 +825,8 @@ func TestHaltsLine(t *testing.T) {
 func TestCalls(t *testing.T) {
 	bin := build(t)
 	for _, c := range []struct{ flag, want string }{
-		{"", "calls          each system call made by a function that returns to the loop (-calls function)"},
-		{"function", "calls          each system call made by a function that returns to the loop (-calls function)"},
+		{"", callsFunction},
+		{"function", callsFunction},
 		{"inline", "calls          each system call in the loop's own code (-calls inline)"},
 	} {
 		args := []string{"-b", "epoll", "-n", "10", "-writer", "self", "-d", "200ms", "-i", "100ms"}
