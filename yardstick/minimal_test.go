@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,7 +145,54 @@ func TestCompareMin(t *testing.T) {
 		{[]string{"MIN=1", "AA=inline"}, nil, "compare.sh: AA=inline and MIN=1: want one of them\n"},
 		{[]string{"AA=2"}, nil, "compare.sh: AA=2: want 0, 1 or inline\n"},
 		{[]string{"CALLS=asm"}, nil, "compare.sh: CALLS=asm: want function or inline\n"},
+		{[]string{"TICK=soon"}, nil, "compare.sh: TICK=soon: want 0 (no ticker) or a duration of 1us or more, such as 10ms\n"},
+		{[]string{"TICK=5ns"}, nil, "compare.sh: TICK=5ns: want 0 (no ticker) or a duration of 1us or more, such as 10ms\n"},
 		{[]string{"MIN=1"}, []string{"-writer", "thread"}, "compare.sh: MIN=1: want -writer self rows (the minimal loop writes its own tokens), no row has it\n"},
+	} {
+		if code, _, stderr := list(c.env, c.args...); code != 2 || stderr != c.want {
+			t.Errorf("%v %v: exit %d, stderr %q; want exit 2 and %q", c.env, c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestPairedList checks paired.sh's plan and its refusals without measuring
+// anything (-list takes no lock and builds nothing).
+func TestPairedList(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skipf("bash not found: %v", err)
+	}
+	if runtime.NumCPU() < 2 {
+		t.Skip("paired.sh wants two CPUs")
+	}
+	list := func(env []string, args ...string) (int, string, string) {
+		cmd := exec.Command(bash, append([]string{"paired.sh"}, args...)...)
+		cmd.Env = append(os.Environ(), append([]string{"PAIRS=3", "DUR=3s", "FIRST=", "CALLS=", "CPUS="}, env...)...)
+		return runCmd(t, cmd)
+	}
+	code, stdout, stderr := list(nil, "-list", "-b uring -n 10 -l 1 -writer self", "-b epoll -n 1000 -l 10 -writer self")
+	want := "$tmp/pipebench -b uring-nofixed-notaskrunflag -n 10 -l 1 -writer self -d 3s  against  $tmp/yardstick -b uring -n 10 -l 1 -writer self -d 3s -calls function\n" +
+		"$tmp/pipebench -b epoll -n 1000 -l 10 -writer self -d 3s  against  $tmp/yardstick -b epoll -n 1000 -l 10 -writer self -d 3s -calls function\n" +
+		"12 runs of each program, 3s each, the two at once on CPUs 0 and 1: about 1 min\n"
+	if code != 0 || stdout != want {
+		t.Errorf("-list: exit %d, stderr %q, stdout\n%s\nwant\n%s", code, stderr, stdout, want)
+	}
+	code, stdout, _ = list([]string{"FIRST=inline", "CALLS=inline", "PAIRS=1"}, "-list", "-b poll -n 10 -writer self")
+	if want := "$tmp/yardstick -b poll -n 10 -writer self -d 3s -calls inline  against  $tmp/yardstick -b poll -n 10 -writer self -d 3s -calls inline\n"; code != 0 || !strings.HasPrefix(stdout, want) {
+		t.Errorf("FIRST=inline CALLS=inline -list: exit %d, stdout %q; want it to start %q", code, stdout, want)
+	}
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{[]string{"FIRST=go"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: FIRST=go: want pipebench, yardstick, minimal or inline\n"},
+		{[]string{"CALLS=asm"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: CALLS=asm: want function or inline\n"},
+		{[]string{"PAIRS=0"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: PAIRS=0: want a positive integer\n"},
+		{[]string{"DUR=1s"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: DUR=1s: want whole seconds, 2s or more (pipebench's 1 s intervals, the first a warm-up)\n"},
+		{[]string{"CPUS=1,1"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: CPUS=1,1: want two different CPUs, such as 0,1\n"},
+		{nil, []string{"-list", "-b epoll -writer thread"}, "paired.sh: \"-b epoll -writer thread\": want -writer self (one measured thread in each program)\n"},
+		{nil, []string{"-list", "-b epoll -writer self -d 5s"}, "paired.sh: \"-b epoll -writer self -d 5s\": the duration is DUR's\n"},
 	} {
 		if code, _, stderr := list(c.env, c.args...); code != 2 || stderr != c.want {
 			t.Errorf("%v %v: exit %d, stderr %q; want exit 2 and %q", c.env, c.args, code, stderr, c.want)
