@@ -49,7 +49,14 @@
 # AA=1 runs the C yardstick against itself: the first column is the same C
 # program taking pipebench's turns. AA=inline has the first column make its
 # system calls inline, against the yardstick making them through a
-# function: what the inline form saves. That table is how far apart two equally
+# function: what the inline form saves.
+# The yardstick runs with a thread in each of its processes that wakes
+# every TICK (default 10ms, 0 for none: its -tick), as the Go runtime's
+# sysmon does in pipebench's: on a machine whose idle CPUs halt, that
+# thread changes where the scheduler puts a writer thread or process and
+# the reader, and pipebench's runs have it (docs/speed.md, "Wake-ups across
+# CPUs"). MIN runs no ticker (the minimal loop has none). The header says
+# how the C programs ran. That table is how far apart two equally
 # fast programs come out on this machine, row by row: the calibration of
 # the 0.95 line and of the slower column (docs/speed.md, "A against A").
 # MIN=1 runs the minimal loop (c/minimal.c) against the yardstick, on the
@@ -79,10 +86,11 @@ TASKSET=${TASKSET:-}
 AA=${AA:-0}
 MIN=${MIN:-0}
 CALLS=${CALLS:-function}
+TICK=${TICK:-10ms}
 
 usage() {
 	echo "usage: compare.sh [-list] [-b LIST] [-writer LIST] [-n LIST] [-l LIST] [-taskset yes|no] [CONFIG ...]" >&2
-	echo "       CONFIG: \"[taskset=CPUS] -b epoll -n 1000 -l 1 -writer thread\"; env REPS DUR QUIET TASKSET AA MIN CALLS" >&2
+	echo "       CONFIG: \"[taskset=CPUS] -b epoll -n 1000 -l 1 -writer thread\"; env REPS DUR QUIET TASKSET AA MIN CALLS TICK" >&2
 	exit 2
 }
 
@@ -115,6 +123,9 @@ fi
 [[ $MIN == 0 || $MIN == 1 || $MIN == alone ]] || { echo "compare.sh: MIN=$MIN: want 0, 1 or alone" >&2; exit 2; }
 [[ $AA == 0 || $MIN == 0 ]] || { echo "compare.sh: AA=$AA and MIN=$MIN: want one of them" >&2; exit 2; }
 [[ $CALLS == function || $CALLS == inline ]] || { echo "compare.sh: CALLS=$CALLS: want function or inline" >&2; exit 2; }
+[[ $TICK == 0 ]] || { tick_s=$(dur_secs "$TICK") && awk -v d="$tick_s" 'BEGIN {exit !(d >= 1e-6)}'; } ||
+	{ echo "compare.sh: TICK=$TICK: want 0 (no ticker) or a duration of 1us or more, such as 10ms" >&2; exit 2; }
+[[ $MIN == 0 ]] || TICK=0
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: REPS=$REPS: want a positive integer" >&2; exit 2; }
 
 # pipebench measures whole 1 s intervals and leaves the first out of its
@@ -230,7 +241,7 @@ elif [[ $MIN == alone ]]; then
 	first=yardstick-minimal label=minimal first_flags=(-idle-threads 0) what=" MIN=alone (the minimal loop, its only thread, against the yardstick)"
 fi
 # The header says where the table was measured.
-header "REPS=$REPS DUR=$DUR C calls $CALLS$what"
+header "REPS=$REPS DUR=$DUR C calls $CALLS, tick $TICK$what"
 echo "# $(estimate ${#rows[@]})"
 
 # Each distinct configuration once, briefly, by both programs: leave out
@@ -268,6 +279,7 @@ one() {
 	# The C programs make their calls as CALLS says; a first column's
 	# own flags come after, and win.
 	[[ $1 == pipebench ]] || extra=(-calls "$CALLS")
+	[[ $1 != yardstick || $TICK == 0 ]] || extra+=(-tick "$TICK")
 	[[ ${2:-} != first ]] || extra+=("${first_flags[@]}")
 	quiet || mark="*"
 	local a=$args

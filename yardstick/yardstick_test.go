@@ -866,3 +866,46 @@ func TestCalls(t *testing.T) {
 		t.Errorf("sys6_function holds %d syscall instructions and the reader calls it %d times; want 1 and some", syscalls["sys6_function"], calls)
 	}
 }
+
+// TestTicker: -tick gives the reader's process a thread that wakes that
+// often, and with -writer process the writer's process too (its idle
+// thread), as the Go runtime's sysmon does in both of pipebench's; the
+// line before the last says so. The writer process's other thread is held
+// to it through /proc: a 1 ms tick wakes it far more often than its
+// writer's credits could make an idle thread wake (never).
+func TestTicker(t *testing.T) {
+	bin := build(t)
+	cmd := exec.Command(bin, "-b", "epoll", "-writer", "process", "-n", "10", "-l", "1", "-d", "600ms", "-i", "100ms", "-tick", "1ms")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(400 * time.Millisecond)
+	children, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", cmd.Process.Pid, cmd.Process.Pid))
+	fields := strings.Fields(string(children))
+	woke := -1
+	if len(fields) == 1 {
+		tasks, _ := filepath.Glob("/proc/" + fields[0] + "/task/*")
+		for _, task := range tasks {
+			if filepath.Base(task) == fields[0] {
+				continue // the writer itself
+			}
+			sched, _ := os.ReadFile(task + "/sched")
+			if m := regexp.MustCompile(`nr_voluntary_switches\s*:\s*(\d+)`).FindSubmatch(sched); m != nil {
+				woke, _ = strconv.Atoi(string(m[1]))
+			}
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("yardstick: %v\n%s", err, out.String())
+	}
+	if woke < 50 {
+		t.Errorf("the writer process's other thread woke %d times in 400 ms of a 1 ms tick (children %q), want it ticking", woke, children)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := "ticker         a thread in each process wakes every 1ms (-tick), as the Go runtime's sysmon does"
+	if got := lines[len(lines)-2]; got != want {
+		t.Errorf("line before the last %q, want %q", got, want)
+	}
+}

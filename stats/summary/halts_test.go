@@ -106,3 +106,47 @@ func TestHaltWarning(t *testing.T) {
 		t.Errorf("halts not counted: warnings %q, want none", w)
 	}
 }
+
+// TestSysmonWarning: every run whose reader and writer the scheduler placed
+// on CPUs that halt when idle says that the Go runtime's sysmon shapes
+// where they go, whatever its halts per event; a run pinned, confined,
+// in self mode, or where halts could not be counted or none came, does not.
+func TestSysmonWarning(t *testing.T) {
+	cases := []struct {
+		name    string
+		writer  pipebench.WriterMode
+		pinned  []int
+		allowed []int
+		halts   *uint64
+		warned  bool
+	}{
+		{"unpinned writer thread", pipebench.WriterThread, nil, []int{0, 1}, ptr(1000), true},
+		{"unpinned writer process", pipebench.WriterProcess, nil, []int{0, 1, 2, 3}, ptr(630000), true},
+		{"self mode", pipebench.WriterSelf, nil, []int{0, 1}, ptr(1000), false},
+		{"pinned (-cpu 0,1)", pipebench.WriterThread, []int{0, 1}, []int{0, 1}, ptr(1000), false},
+		{"confined to one CPU (taskset)", pipebench.WriterProcess, nil, []int{1}, ptr(1000), false},
+		{"no halt counted", pipebench.WriterThread, nil, []int{0, 1}, ptr(0), false},
+		{"halts not counted", pipebench.WriterThread, nil, []int{0, 1}, nil, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := reporttest.Fixture()
+			res.Setup.Writer, res.Setup.CPUs = c.writer, c.pinned
+			res.Halts = pipebench.Halts{CPUs: c.allowed, Entries: c.halts}
+			var got []string
+			for _, w := range summary.Summarize(res, 1).Warnings {
+				if strings.Contains(w, "sysmon") {
+					got = append(got, w)
+				}
+			}
+			switch {
+			case c.warned && (len(got) != 1 || !strings.Contains(got[0], "-tick 10ms") || !strings.Contains(got[0], "-cpu")):
+				t.Errorf("warnings %q, want one naming the yardstick's -tick and -cpu", got)
+			case !c.warned && len(got) != 0:
+				t.Errorf("warnings %q, want none", got)
+			}
+		})
+	}
+}
+
+func ptr(n uint64) *uint64 { return &n }

@@ -171,6 +171,9 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	if w := haltWarning(res, s.HaltsPerEvent); w != "" {
 		s.Warnings = append(s.Warnings, w)
 	}
+	if w := sysmonWarning(res); w != "" {
+		s.Warnings = append(s.Warnings, w)
+	}
 	if c := h.Clamped(); c > 0 {
 		s.Warnings = append(s.Warnings, fmt.Sprintf("ready/call: %s above %d ready, counted as %d", Plural(int(c), "call"), h.Highest(), h.Highest()))
 	}

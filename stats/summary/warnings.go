@@ -81,11 +81,34 @@ func haltsPerEvent(res *pipebench.Result) (*float64, string) {
 // made more than HaltsAbove halts per event: where it put them, on one CPU
 // or two, then sets the run's speed more than the program does.
 func haltWarning(res *pipebench.Result, perEvent *float64) string {
-	s := res.Setup
-	placed := (s.Writer == pipebench.WriterThread || s.Writer == pipebench.WriterProcess) && len(s.CPUs) == 0 && len(res.Halts.CPUs) > 1
-	if !placed || perEvent == nil || *perEvent <= HaltsAbove {
+	if !placed(res) || perEvent == nil || *perEvent <= HaltsAbove {
 		return ""
 	}
 	return fmt.Sprintf("halts/evt %.3g (above %g): the run's speed is set by waking halted CPUs, and depends on whether the scheduler put the reader and writer on one CPU or two: -cpu pins them, taskset confines them",
 		*perEvent, HaltsAbove)
+}
+
+// placed says whether the scheduler chose the CPUs of the run's reader and
+// writer: a writer thread or process, no -cpu, more than one CPU allowed.
+func placed(res *pipebench.Result) bool {
+	s := res.Setup
+	return (s.Writer == pipebench.WriterThread || s.Writer == pipebench.WriterProcess) && len(s.CPUs) == 0 && len(res.Halts.CPUs) > 1
+}
+
+// sysmonWarning says, of every run whose reader and writer the scheduler
+// placed on CPUs that halt when idle, that its figures are those of a
+// process with the Go runtime's sysmon thread in it, which wakes about
+// every 10 ms. Where idle CPUs halt, such a thread moves the reader and the
+// writer onto one CPU more often, which spares the run wake-ups of halted
+// CPUs: a C program with such a thread ran as fast as pipebench, 3-9% faster
+// than without it, on the Intel Xeon VM (docs/speed.md, "Wake-ups across
+// CPUs"). No Go program can be without sysmon; the comparison is a C
+// program with the thread (the yardstick's -tick), or runs pinned with
+// -cpu.
+func sysmonWarning(res *pipebench.Result) string {
+	h := res.Halts.Entries
+	if !placed(res) || h == nil || *h == 0 {
+		return ""
+	}
+	return "the Go runtime's sysmon thread wakes about every 10 ms; where idle CPUs halt, as here, it moves the reader and writer onto one CPU more often: compare with a C program that has such a thread (the yardstick's -tick 10ms), or pin them with -cpu"
 }

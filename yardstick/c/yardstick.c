@@ -740,9 +740,23 @@ static void *writer_thread(void *arg)
 
 /* ticker is -tick's thread: it sleeps the given time and wakes, over and
  * over, as the Go runtime's sysmon does (20 us at its most frequent, 10 ms
- * when nothing needs it), so that the yardstick's process can be given the
- * wake-ups of pipebench's runtime threads (docs/speed.md, "Faster
- * wake-ups"). It ends with the process. */
+ * when nothing needs it), so that the yardstick's processes can be given
+ * the wake-ups of pipebench's runtime threads (docs/speed.md, "Wake-ups
+ * across CPUs"): one in the reader's process, and with -writer process one
+ * in the writer's (its idle thread, -writer-threads). It ends with the
+ * process. */
+static const char *tick_text(int64_t ns)
+{
+	static char b[32];
+	if (ns % 1000000 == 0)
+		snprintf(b, sizeof b, "%" PRId64 "ms", ns / 1000000);
+	else if (ns % 1000 == 0)
+		snprintf(b, sizeof b, "%" PRId64 "us", ns / 1000);
+	else
+		snprintf(b, sizeof b, "%" PRId64 "ns", ns);
+	return b;
+}
+
 static void *ticker(void *arg)
 {
 	const int64_t ns = *(const int64_t *)arg;
@@ -908,10 +922,13 @@ static void writer_process_main(const struct config *cfg, int ctl, int credit_r,
 	 * then every read and write takes a reference on its file, which the
 	 * kernel skips in a process of one thread (fdget). pipebench's writer
 	 * process is a Go program, always several threads; by default this one
-	 * is two, so that both writers take the same path in the kernel. */
+	 * is two, so that both writers take the same path in the kernel. With
+	 * -tick the first of them ticks, as the Go runtime's sysmon does in
+	 * pipebench's writer process too. */
 	for (int t = 1; t < cfg->writer_threads; t++) {
 		pthread_t it;
-		int e = pthread_create(&it, NULL, idle_thread, NULL);
+		int64_t *tick = (int64_t *)&cfg->tick_ns;
+		int e = t == 1 && cfg->tick_ns > 0 ? pthread_create(&it, NULL, ticker, tick) : pthread_create(&it, NULL, idle_thread, NULL);
 		if (e != 0)
 			child_fail(ctl, "start an idle thread: %s", strerror(e));
 	}
@@ -1390,6 +1407,9 @@ int main(int argc, char **argv)
 			printf(" in a process of %d thread%s", cfg.writer_threads, cfg.writer_threads == 1 ? "" : "s");
 		printf("\n");
 	}
+	if (cfg.tick_ns > 0)
+		printf("ticker         a thread in %s wakes every %s (-tick), as the Go runtime's sysmon does\n",
+		       cfg.writer == W_PROCESS && cfg.writer_threads > 1 ? "each process" : "the reader's process", tick_text(cfg.tick_ns));
 	print_calls();
 	fflush(stdout);
 	if (atomic_load(&failed))
