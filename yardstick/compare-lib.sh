@@ -87,20 +87,66 @@ slower_share() {
 # distribution's 99th percentile) in fewer than 1% of tables. A run of
 # noise puts rows below 0.95; a program slower across the table shows as
 # clearly slower rows far beyond k.
+# $3, when given, names the rows judged in place of "whole table".
 table_summary() {
 	local rows med
 	rows=$(cat)
 	[[ -n $rows ]] || return 1
 	med=$(median_of $(awk '{print $1}' <<<"$rows"))
-	awk -v t="$1" -v who="$2" -v med="$med" '
+	awk -v t="$1" -v who="$2" -v med="$med" -v what="${3:-whole table}" '
 		{ n++; if ($2 >= t) s++; if ($2 <= 1 - t) f++ }
 		END {
 			p = 0.05; pmf = (1 - p) ^ n; cdf = pmf
 			for (k = 0; cdf < 0.99 && k < n; k++) { pmf *= (n - k) / (k + 1) * p / (1 - p); cdf += pmf }
-			printf "# whole table: median ratio %.3f; ", med
+			printf "# %s: median ratio %.3f; ", what, med
 			if (t > 1) { print "no row can be clearly slower or faster with so few runs (REPS=3 or more)"; exit }
 			printf "rows with %s clearly slower %d, clearly faster %d (two equally fast programs: about %.0f each way, more than %d in under 1%% of tables)\n", who, s, f, n * p, k
 		}' <<<"$rows"
+}
+
+# clear_share prints the share of slower pairs that two equally fast
+# programs reach in 5% of rows, with $1 runs each: 0.5 + 1.645 standard
+# deviations of U/(runs*runs), Mann-Whitney's U in its normal
+# approximation (0.9188 with three runs each).
+clear_share() {
+	awk -v r="$1" 'BEGIN {printf "%.4f", 0.5 + 1.645 * sqrt((2 * r + 1) / (12 * r * r))}'
+}
+
+# row_kind prints the kind of a row of compare.sh's table from its
+# configuration ($*): the rows whose speed the same things set, judged
+# together below the whole table. One measured thread (-writer self); a
+# writer thread or process on two CPUs, bounded (-l 1 or more: every token
+# a wake-up across CPUs unless the scheduler put both on one) or unbounded
+# (-l 0); everything confined to one CPU (taskset=).
+row_kind() {
+	local c=" $* "
+	case $c in
+	" taskset="*) echo "one CPU (taskset)" ;;
+	*" -writer self "*) echo "-writer self" ;;
+	*" -writer thread "* | *" -writer process "*)
+		case $c in
+		*" -l 0 "*) echo "-writer thread or process, -l 0" ;;
+		*) echo "-writer thread or process, -l 1 or more" ;;
+		esac
+		;;
+	*) echo "other" ;;
+	esac
+}
+
+# kind_summaries judges each kind of row as table_summary judges the whole
+# table, from "KIND<tab>ratio slower" lines on stdin, in the order the
+# kinds first appear; $1 and $2 as table_summary's. It prints nothing when
+# the rows are of one kind (the whole-table line says it all).
+kind_summaries() {
+	local lines kinds k n w
+	lines=$(cat)
+	mapfile -t kinds < <(cut -f1 <<<"$lines" | awk '!seen[$0]++')
+	((${#kinds[@]} > 1)) || return 0
+	for k in "${kinds[@]}"; do
+		n=$(awk -F'\t' -v k="$k" '$1 == k' <<<"$lines" | wc -l)
+		((n == 1)) && w=row || w=rows
+		awk -F'\t' -v k="$k" '$1 == k {print $2}' <<<"$lines" | table_summary "$1" "$2" "$k, $n $w"
+	done
 }
 
 # idle reports whether the machine was at least 90% idle over one second.

@@ -7,6 +7,7 @@
 #   yardstick/compare.sh "-b epoll -n 10 -l 1 -writer self" "taskset=0 -b poll -n 1000 -l 0 -writer thread"
 #   yardstick/compare.sh -list [filters]       # the rows and the expected duration; measures nothing
 #   yardstick/compare.sh herd|timeout [...]    # the experiments: see compare-experiments.sh
+#   yardstick/compare.sh -summary TABLE ...    # judge tables it printed again, by kind of row
 #
 # Filters, each a comma-separated list matched exactly against a row's
 # flags: -b, -writer, -n, -l; -taskset yes|no keeps the rows confined to one
@@ -40,6 +41,11 @@
 # fast programs (about 5% of rows each way; more than the binomial's 99th
 # percentile in under 1% of tables): noise puts rows below 0.95, a program
 # slower across the table has clearly slower rows far beyond that.
+# Below it, the same judgement for each kind of row (row_kind in
+# compare-lib.sh: -writer self; a writer thread or process at -l 1 or more,
+# and at -l 0; the rows confined to one CPU), whose speeds different
+# things set. -summary reads tables compare.sh printed (kept files) and
+# prints each one's first line and those judgements again, from its rows.
 # TASKSET=CPUS confines every row that does not name its own CPUs.
 # The C programs make each system call through a function that returns to
 # the loop, as a Go program must (CALLS=function, the default: the C
@@ -80,6 +86,49 @@ case ${1:-} in
 herd | timeout) exec "$here/compare-experiments.sh" "$@" ;;
 esac
 source "$here/compare-lib.sh"
+
+# summarize prints the first line of table $1, which compare.sh printed,
+# and judges its rows again: the whole table, then each kind of row. A
+# row's ratio and slower share are the columns as printed (three and two
+# decimals), so a median of an even count of rows can differ in its third
+# decimal from the line the run printed; the runs after the "|" say how
+# many each program made.
+summarize() {
+	local rows reps cfg ratio
+	[[ -f $1 && -r $1 ]] || { echo "compare.sh: -summary $1: no such readable file" >&2; exit 2; }
+	rows=$(awk '
+		/^#/ || $1 == "configuration" || !/\|/ { next }
+		{
+			split($0, half, "|"); n = split(half[1], l, " "); r = split(half[2], c, " ")
+			if (r < 1 || n < r + 5 || l[n - r - 1] == "failed") next
+			cfg = l[1]; for (i = 2; i <= n - r - 4; i++) cfg = cfg " " l[i]
+			printf "%d\t%s\t%s %s\n", r, cfg, l[n - r - 1], l[n - r]
+		}' "$1")
+	[[ -n $rows ]] || { echo "compare.sh: -summary $1: no rows of compare.sh's table in it" >&2; exit 2; }
+	reps=$(cut -f1 <<<"$rows" | sort -u)
+	[[ $reps =~ ^[0-9]+$ ]] || { echo "compare.sh: -summary $1: rows with different numbers of runs ($(tr '\n' ' ' <<<"$reps")): want one table's rows" >&2; exit 2; }
+	head -n 1 "$1"
+	local clear
+	clear=$(clear_share "$reps")
+	cut -f3 <<<"$rows" | table_summary "$clear" "$(summary_label "$1")"
+	while IFS=$'\t' read -r _ cfg ratio; do
+		printf '%s\t%s\n' "$(row_kind $cfg)" "$ratio"
+	done <<<"$rows" | kind_summaries "$clear" "$(summary_label "$1")"
+}
+
+# summary_label names the first column of table $1 as its header line
+# does: pipebench, C again, C inline or minimal.
+summary_label() {
+	awk '$1 == "configuration" { print ($2 == "C" && ($3 == "again" || $3 == "inline")) ? $2 " " $3 : $2; exit }' "$1"
+}
+
+if [[ ${1:-} == -summary ]]; then
+	shift
+	(($# > 0)) || { echo "usage: compare.sh -summary TABLE ...   (TABLE: a file compare.sh printed)" >&2; exit 2; }
+	for f in "$@"; do summarize "$f"; done
+	exit 0
+fi
+
 DUR=${DUR:-3s}
 REPS=${REPS:-3}
 TASKSET=${TASKSET:-}
@@ -295,10 +344,10 @@ one() {
 	awk -v m="$mark" '$1 == "evts/sec" && $2 == "median" {print $3 m}' <<<"$out"
 }
 
-noisy=0 failed=0 below=0 clearly=0 judged=()
+noisy=0 failed=0 below=0 clearly=0 judged=() kinds=()
 # clear is the share of slower pairs two equally fast programs reach in 5%
 # of rows: 0.5 + 1.645 standard deviations of U/(REPS*REPS).
-clear=$(awk -v r="$REPS" 'BEGIN {printf "%.4f", 0.5 + 1.645 * sqrt((2 * r + 1) / (12 * r * r))}')
+clear=$(clear_share "$REPS")
 t_start=$SECONDS
 printf '%-52s %10s %10s %7s %7s   %s\n' configuration "$label" C ratio slower "runs ($label | C)"
 for cfg in "${kept[@]}"; do
@@ -325,8 +374,12 @@ for cfg in "${kept[@]}"; do
 		awk -v x="$slower" -v t="$clear" 'BEGIN {exit !(x >= t)}' && clearly=$((clearly + 1))
 	fi
 	judged+=("$ratio $slower")
+	kinds+=("$(row_kind "$cfg")	$ratio $slower")
 	printf '%-52s %10.0f %10.0f %7.3f %7.2f   %s | %s\n' "$cfg" "$mp" "$mc" "$ratio" "$slower" "${pb[*]}" "${c[*]}"
 done
 echo "# ${#kept[@]} rows in $(took $t_start); $below with $label below 0.95 of C, $clearly of them clearly slower (slower $(printf '%.2f' "$clear") or more)"
-((${#judged[@]} == 0)) || printf '%s\n' "${judged[@]}" | table_summary "$clear" "$label"
+if ((${#judged[@]} > 0)); then
+	printf '%s\n' "${judged[@]}" | table_summary "$clear" "$label"
+	printf '%s\n' "${kinds[@]}" | kind_summaries "$clear" "$label"
+fi
 closing

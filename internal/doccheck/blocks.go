@@ -2,6 +2,7 @@ package doccheck
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -41,7 +42,7 @@ func Blocks(page string) ([]Block, error) {
 		} else {
 			b.By = strings.Fields(spec)
 			if !allowed(b.By) {
-				return nil, fmt.Errorf("line %d: %q: want a pipebench or go tool pprof command", b.Line, spec)
+				return nil, fmt.Errorf("line %d: %q: want a pipebench, go tool pprof or yardstick/compare.sh -summary command", b.Line, spec)
 			}
 		}
 		rest := page[m[1]:]
@@ -85,6 +86,8 @@ func allowed(words []string) bool {
 	case len(words) >= 2 && words[0] == "pipebench":
 		return true
 	case len(words) >= 4 && words[0] == "go" && words[1] == "tool" && words[2] == "pprof":
+		return true
+	case len(words) >= 3 && path.Base(words[0]) == "compare.sh" && path.Base(path.Dir(words[0])) == "yardstick" && words[1] == "-summary":
 		return true
 	}
 	return false
