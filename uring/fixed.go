@@ -123,9 +123,6 @@ func updated(c *cqe) error {
 // that thread its one issuer; with Fixed it registers the descriptors
 // registered so far as the ring's files. Each is done once.
 func armSettings(r *ring, x *fixedFiles, g *registry, s Settings) error {
-	if settled(r, x, s) {
-		return nil
-	}
 	if s&Defer != 0 && !r.enabled {
 		if err := r.enable(); err != nil {
 			return err

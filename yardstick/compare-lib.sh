@@ -104,6 +104,14 @@ table_summary() {
 		}' <<<"$rows"
 }
 
+# pipebench_args prints the configuration $1 as pipebench is given it: its
+# -b uring and uring-oneshot register their files and set TASKRUN_FLAG,
+# and the backends that make the yardstick's plain io_uring poll calls are
+# the ones with both off (uring-nofixed-notaskrunflag).
+pipebench_args() {
+	sed -E 's/(^| )-b (uring|uring-oneshot)( |$)/\1-b \2-nofixed-notaskrunflag\3/' <<<"$1"
+}
+
 # clear_share prints the share of slower pairs that two equally fast
 # programs reach in 5% of rows, with $1 runs each: 0.5 + 1.645 standard
 # deviations of U/(runs*runs), Mann-Whitney's U in its normal

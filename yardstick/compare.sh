@@ -94,7 +94,7 @@ source "$here/compare-lib.sh"
 # decimal from the line the run printed; the runs after the "|" say how
 # many each program made.
 summarize() {
-	local rows reps cfg ratio
+	local rows reps cfg ratio clear label
 	[[ -f $1 && -r $1 ]] || { echo "compare.sh: -summary $1: no such readable file" >&2; exit 2; }
 	rows=$(awk '
 		/^#/ || $1 == "configuration" || !/\|/ { next }
@@ -108,12 +108,11 @@ summarize() {
 	reps=$(cut -f1 <<<"$rows" | sort -u)
 	[[ $reps =~ ^[0-9]+$ ]] || { echo "compare.sh: -summary $1: rows with different numbers of runs ($(tr '\n' ' ' <<<"$reps")): want one table's rows" >&2; exit 2; }
 	head -n 1 "$1"
-	local clear
-	clear=$(clear_share "$reps")
-	cut -f3 <<<"$rows" | table_summary "$clear" "$(summary_label "$1")"
+	clear=$(clear_share "$reps") label=$(summary_label "$1")
+	cut -f3 <<<"$rows" | table_summary "$clear" "$label"
 	while IFS=$'\t' read -r _ cfg ratio; do
 		printf '%s\t%s\n' "$(row_kind $cfg)" "$ratio"
-	done <<<"$rows" | kind_summaries "$clear" "$(summary_label "$1")"
+	done <<<"$rows" | kind_summaries "$clear" "$label"
 }
 
 # summary_label names the first column of table $1 as its header line
@@ -332,10 +331,8 @@ one() {
 	[[ ${2:-} != first ]] || extra+=("${first_flags[@]}")
 	quiet || mark="*"
 	local a=$args
-	# The yardstick's io_uring poll is the plain one; pipebench's -b uring
-	# registers its files and sets TASKRUN_FLAG: the backend that makes the
-	# yardstick's system calls is the one with both off.
-	[[ $1 != pipebench ]] || a=$(sed -E 's/(^| )-b (uring|uring-oneshot)( |$)/\1-b \2-nofixed-notaskrunflag\3/' <<<"$args")
+	# pipebench's uring backends that make the yardstick's calls.
+	[[ $1 != pipebench ]] || a=$(pipebench_args "$args")
 	if ! out=$("${pre[@]}" "$tmp/$1" $a "${extra[@]}" -d "$DUR" 2>"$tmp/err"); then
 		echo "compare.sh: $1 $args: $(tail -n 1 "$tmp/err")" >&2
 		echo failed
@@ -344,9 +341,9 @@ one() {
 	awk -v m="$mark" '$1 == "evts/sec" && $2 == "median" {print $3 m}' <<<"$out"
 }
 
-noisy=0 failed=0 below=0 clearly=0 judged=() kinds=()
+noisy=0 failed=0 below=0 clearly=0 judged=()
 # clear is the share of slower pairs two equally fast programs reach in 5%
-# of rows: 0.5 + 1.645 standard deviations of U/(REPS*REPS).
+# of rows (clear_share).
 clear=$(clear_share "$REPS")
 t_start=$SECONDS
 printf '%-52s %10s %10s %7s %7s   %s\n' configuration "$label" C ratio slower "runs ($label | C)"
@@ -373,13 +370,12 @@ for cfg in "${kept[@]}"; do
 		below=$((below + 1))
 		awk -v x="$slower" -v t="$clear" 'BEGIN {exit !(x >= t)}' && clearly=$((clearly + 1))
 	fi
-	judged+=("$ratio $slower")
-	kinds+=("$(row_kind "$cfg")	$ratio $slower")
+	judged+=("$(row_kind "$cfg")	$ratio $slower")
 	printf '%-52s %10.0f %10.0f %7.3f %7.2f   %s | %s\n' "$cfg" "$mp" "$mc" "$ratio" "$slower" "${pb[*]}" "${c[*]}"
 done
 echo "# ${#kept[@]} rows in $(took $t_start); $below with $label below 0.95 of C, $clearly of them clearly slower (slower $(printf '%.2f' "$clear") or more)"
 if ((${#judged[@]} > 0)); then
-	printf '%s\n' "${judged[@]}" | table_summary "$clear" "$label"
-	printf '%s\n' "${kinds[@]}" | kind_summaries "$clear" "$label"
+	printf '%s\n' "${judged[@]}" | cut -f2 | table_summary "$clear" "$label"
+	printf '%s\n' "${judged[@]}" | kind_summaries "$clear" "$label"
 fi
 closing

@@ -75,7 +75,7 @@ argv_of() {
 	local a=$2
 	case $1 in
 	pipebench)
-		a=$(sed -E 's/(^| )-b (uring|uring-oneshot)( |$)/\1-b \2-nofixed-notaskrunflag\3/' <<<"$a")
+		a=$(pipebench_args "$a")
 		printf '%s\n' "\$tmp/pipebench" $a -d "$DUR" ;;
 	yardstick) printf '%s\n' "\$tmp/yardstick" $a -d "$DUR" -calls "$CALLS" ;;
 	minimal) printf '%s\n' "\$tmp/yardstick-minimal" $a -d "$DUR" -calls "$CALLS" ;;
