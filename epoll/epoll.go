@@ -77,8 +77,9 @@ func (b *backend) wait(events []unix.EpollEvent, msec int) (int, error) {
 // the standard library's RawSyscall6 itself: x/sys's wrappers reach the
 // same function through an assembly jump, a frame that cost about 1% of
 // evts/sec at one event per call against the C yardstick. Wait makes the
-// common call (no nesting, no SyscallSleep) itself, the same way, so that
-// no frame of ours stands between the reader's loop and the system call.
+// common call (no nesting, no one-shot, no SyscallSleep) itself, the same
+// way, so that no frame of ours stands between the reader's loop and the
+// system call.
 func (b *backend) pwait(epfd int, events []unix.EpollEvent, msec int) (int, error) {
 	b.calls++
 	a1, a2, a3, a4 := uintptr(epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(msec)
@@ -180,7 +181,25 @@ func (b *backend) Remove(fd int, tag int32) error {
 	return nil
 }
 
+// Wait makes the common call (a set neither one-shot nor nested, no
+// SyscallSleep) itself, pwait's raw call in place, and leaves every other
+// case to waitOther and a failed call to finish: the common path keeps to
+// one test and no frame of ours before the system call.
 func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
+	if b.oneShot || b.top != b.epfd || b.syscallSleep || len(ready) == 0 {
+		return b.waitOther(ready, timeout)
+	}
+	events := b.events[:min(len(ready), len(b.events))]
+	b.calls++
+	r, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(b.epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(waitcall.Millis(timeout)), 0, 0)
+	if e != 0 {
+		return b.finish(ready, events, 0, e, timeout)
+	}
+	return tagsOf(ready, events[:r]), nil
+}
+
+// waitOther is Wait on a one-shot or nested set, or with SyscallSleep.
+func (b *backend) waitOther(ready []int32, timeout time.Duration) (int, error) {
 	if len(ready) == 0 {
 		return 0, waitcall.ErrNoRoom
 	}
@@ -190,18 +209,14 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 		}
 	}
 	events := b.events[:min(len(ready), len(b.events))]
-	var n int
-	var err error
-	if b.top == b.epfd && !b.syscallSleep {
-		// pwait's raw call, made here: see pwait.
-		b.calls++
-		r, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(b.epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(waitcall.Millis(timeout)), 0, 0)
-		if n = int(r); e != 0 {
-			n, err = 0, e
-		}
-	} else {
-		n, err = b.wait(events, waitcall.Millis(timeout))
-	}
+	n, err := b.wait(events, waitcall.Millis(timeout))
+	return b.finish(ready, events, n, err, timeout)
+}
+
+// finish ends a Wait whose call returned n and err: it makes the call
+// again after EINTR (RetryEINTR), wraps a failure, and otherwise reports
+// the n events' tags and notes what a one-shot set disarmed.
+func (b *backend) finish(ready []int32, events []unix.EpollEvent, n int, err error, timeout time.Duration) (int, error) {
 	if err == unix.EINTR {
 		n, err = waitcall.RetryEINTR(timeout, func(d time.Duration) (int, error) {
 			return b.wait(events, waitcall.Millis(d))
@@ -210,13 +225,19 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("epoll_wait: %w", err)
 	}
-	for i, ev := range events[:n] {
-		ready[i] = ev.Fd
-	}
+	tagsOf(ready, events[:n])
 	if b.oneShot {
 		b.disarmedBy(events[:n])
 	}
 	return n, nil
+}
+
+// tagsOf writes the tag of each of events into ready and returns how many.
+func tagsOf(ready []int32, events []unix.EpollEvent) int {
+	for i, ev := range events {
+		ready[i] = ev.Fd
+	}
+	return len(events)
 }
 
 func (b *backend) CtlCalls() uint64 { return b.ctl.Load() }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/pipebench/pipebench/internal/tokens"
 	"github.com/pipebench/pipebench/stats"
 )
@@ -57,6 +59,25 @@ func (f *forwarder) decodeWide(b []byte) (int, []byte) {
 // writes made (none for queued ones, counted when they complete), the
 // pipe the last token went to, and the first write that failed.
 func (f *forwarder) Forward(pipe, n int, tok []byte) (writes uint64, last int, err error) {
+	if n == 1 && f.send == nil {
+		// One token written at once, the common case: no loop.
+		j := f.route.After(pipe)
+		if m, e := tokens.Write(f.wfds[j], tok).Split(); e != 0 || m != len(tok) {
+			return 0, j, f.writeErr(pipe, j, m, len(tok), e)
+		}
+		return 1, j, nil
+	}
+	return f.forwardMany(pipe, n, tok)
+}
+
+// writeErr is the error of the write of a size-byte token from pipe to
+// pipe j that returned m and e.
+func (f *forwarder) writeErr(pipe, j, m, size int, e unix.Errno) error {
+	return fmt.Errorf("forward token from %s %d to %s %d (fd %d): %w", f.noun, pipe, f.noun, j, f.wfds[j], tokens.WriteErr(m, size, e))
+}
+
+// forwardMany is Forward of several tokens, or of queued writes.
+func (f *forwarder) forwardMany(pipe, n int, tok []byte) (writes uint64, last int, err error) {
 	j := f.route.After(pipe)
 	for t := range n {
 		if t > 0 {
@@ -69,7 +90,7 @@ func (f *forwarder) Forward(pipe, n int, tok []byte) (writes uint64, last int, e
 			continue
 		}
 		if m, e := tokens.Write(f.wfds[j], tok).Split(); e != 0 || m != len(tok) {
-			return uint64(t), j, fmt.Errorf("forward token from %s %d to %s %d (fd %d): %w", f.noun, pipe, f.noun, j, f.wfds[j], tokens.WriteErr(m, len(tok), e))
+			return uint64(t), j, f.writeErr(pipe, j, m, len(tok), e)
 		}
 	}
 	if f.send != nil {

@@ -112,15 +112,8 @@ func (r *reader) loop() error {
 		r.perCall[n]++
 		if n == 0 {
 			r.held.empty++
-		} else {
-			var b batch
-			err = r.handle(n, &b)
-			// Held even when the call failed half-way, so that the
-			// tokens it read are counted, as the call is in perCall.
-			r.held.add(&b)
-			if err != nil {
-				return err
-			}
+		} else if err := r.handle(n); err != nil {
+			return err
 		}
 		if r.held.calls >= publishEvery || r.ctr.want.Load() {
 			r.publish()
@@ -130,26 +123,19 @@ func (r *reader) loop() error {
 	return nil
 }
 
-// batch counts what readiness calls led to: one call's (handle), or the
-// calls since the last publication (reader.held).
+// batch counts what the readiness calls since the last publication led
+// to (reader.held).
 type batch struct {
 	events, tokens, reads, writes, spurious, changes uint64
 	calls, empty                                     uint64 // calls, and those that returned nothing
 }
 
-// add adds one call's counts to b.
-func (b *batch) add(c *batch) {
-	b.events += c.events
-	b.tokens += c.tokens
-	b.reads += c.reads
-	b.writes += c.writes
-	b.spurious += c.spurious
-	b.changes += c.changes
-}
-
 // handle reads the n ready pipes, forwards or credits their tokens and
-// churns, counting into b as it goes.
-func (r *reader) handle(n int, b *batch) error {
+// churns, counting into r.held as it goes: a call that fails half-way has
+// its tokens counted, as the call is in perCall.
+func (r *reader) handle(n int) error {
+	b := &r.held
+	tokens0 := b.tokens
 	for _, tag := range r.ready[:n] {
 		fd := r.rfds[tag]
 		// An edge-triggered backend's pipe is read until a short read; its
@@ -199,10 +185,10 @@ func (r *reader) handle(n int, b *batch) error {
 		if err := r.churnOnce(); err != nil {
 			return err
 		}
-		b.changes = uint64(r.churn)
+		b.changes += uint64(r.churn)
 	}
-	if r.credit >= 0 && b.tokens > 0 {
-		if err := tokens.SendCredit(r.credit, &r.cbuf, b.tokens); err != nil {
+	if got := b.tokens - tokens0; r.credit >= 0 && got > 0 {
+		if err := tokens.SendCredit(r.credit, &r.cbuf, got); err != nil {
 			return err
 		}
 		b.writes++
