@@ -73,27 +73,27 @@ func (b *backend) wait(events []unix.EpollEvent, msec int) (int, error) {
 // pwait is one counted epoll_pwait on epfd with no signal mask (epoll_wait
 // where it exists, and the only form on arm64). It blocks as the Mechanism
 // contract says a wait call must: a raw system call that keeps this
-// thread's P, unless the opener asked for Waiter.SyscallSleep. It calls
-// the standard library's RawSyscall6 itself: x/sys's wrappers reach the
-// same function through an assembly jump, a frame that cost about 1% of
-// evts/sec at one event per call against the C yardstick. Wait makes the
-// common call (no nesting, no one-shot, no SyscallSleep) itself, the same
-// way, so that no frame of ours stands between the reader's loop and the
-// system call.
+// thread's P (waitcall.Raw6, one frame to the kernel), unless the opener
+// asked for Waiter.SyscallSleep. Wait makes the common call (no nesting,
+// no one-shot, no SyscallSleep) itself, the same way, so that only Wait's
+// own frame and Raw6's stand between the reader's loop and the system
+// call: each frame a return unwinds after a system call costs time
+// (internal/waitcall).
 func (b *backend) pwait(epfd int, events []unix.EpollEvent, msec int) (int, error) {
 	b.calls++
 	a1, a2, a3, a4 := uintptr(epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(msec)
-	var r uintptr
-	var e syscall.Errno
 	if b.syscallSleep {
-		r, _, e = syscall.Syscall6(unix.SYS_EPOLL_PWAIT, a1, a2, a3, a4, 0, 0)
-	} else {
-		r, _, e = syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, a1, a2, a3, a4, 0, 0)
+		r, _, e := syscall.Syscall6(unix.SYS_EPOLL_PWAIT, a1, a2, a3, a4, 0, 0)
+		if e != 0 {
+			return 0, e
+		}
+		return int(r), nil
 	}
+	n, e := waitcall.Split(waitcall.Raw6(unix.SYS_EPOLL_PWAIT, a1, a2, a3, a4, 0, 0))
 	if e != 0 {
 		return 0, e
 	}
-	return int(r), nil
+	return n, nil
 }
 
 // opener returns the Open function of the variant whose extra event flags
@@ -191,11 +191,11 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	}
 	events := b.events[:min(len(ready), len(b.events))]
 	b.calls++
-	r, _, e := syscall.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(b.epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(waitcall.Millis(timeout)), 0, 0)
+	n, e := waitcall.Split(waitcall.Raw6(unix.SYS_EPOLL_PWAIT, uintptr(b.epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), uintptr(waitcall.Millis(timeout)), 0, 0))
 	if e != 0 {
 		return b.finish(ready, events, 0, e, timeout)
 	}
-	return tagsOf(ready, events[:r]), nil
+	return tagsOf(ready, events[:n]), nil
 }
 
 // waitOther is Wait on a one-shot or nested set, or with SyscallSleep.

@@ -71,7 +71,7 @@ type Interest interface {
 // ready slice with no room is an error, never a wait.
 //
 // Wait sleeps in the kernel the way a C program's thread does: in a raw
-// system call (syscall.RawSyscall6), which keeps the thread's P. Through
+// system call (internal/waitcall.Raw6), which keeps the thread's P. Through
 // syscall.Syscall the Go scheduler would take the P away from a thread that
 // sleeps and make it win one back on waking, costing 35-40% of evts/sec
 // with a writer thread. The caller runs Wait on a locked thread and lends

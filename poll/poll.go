@@ -10,7 +10,6 @@ package poll
 
 import (
 	"fmt"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -76,18 +75,53 @@ func (b *backend) Remove(fd int, tag int32) error {
 	return nil
 }
 
+// Wait makes its ppoll call in place, one frame from its own (the
+// Mechanism contract's raw call, waitcall.Raw6), and after EINTR makes it
+// again with the time that remains.
 func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	if len(ready) == 0 {
 		return 0, waitcall.ErrNoRoom
 	}
-	n, err := waitcall.RetryEINTR(timeout, b.poll)
-	if err != nil {
-		return 0, fmt.Errorf("poll %d fds: %w", len(b.fds), err)
+	var start time.Time
+	for t := timeout; ; {
+		fds, ts := b.args(t)
+		b.calls++
+		n, e := waitcall.Split(waitcall.Raw6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(fds)), uintptr(len(b.fds)), uintptr(unsafe.Pointer(ts)), 0, 0, 0))
+		switch e {
+		case 0:
+			return b.report(ready, n), nil
+		case unix.EINTR:
+			var ok bool
+			if t, ok = waitcall.Interrupted(timeout, &start); !ok {
+				return 0, nil
+			}
+		default:
+			return 0, fmt.Errorf("poll %d fds: %w", len(b.fds), e)
+		}
 	}
-	// n counts the entries with any revents. We ask only for POLLIN, so a
-	// nonzero revents is POLLIN, POLLHUP (end of file), POLLERR or POLLNVAL;
-	// all of them are reported, since the caller's read is what tells them
-	// apart, and a POLLNVAL left unreported would turn Wait into a busy loop.
+}
+
+// args are the arguments of a ppoll call with timeout in nanoseconds and
+// no signal mask: the registered set and the timeout (nil to block).
+func (b *backend) args(timeout time.Duration) (*unix.PollFd, *unix.Timespec) {
+	var fds *unix.PollFd
+	if len(b.fds) > 0 {
+		fds = &b.fds[0]
+	}
+	if timeout < 0 {
+		return fds, nil
+	}
+	b.ts = unix.NsecToTimespec(int64(timeout))
+	return fds, &b.ts
+}
+
+// report stores in ready the tags of the descriptors a ppoll that returned
+// n found ready, and returns how many. n counts the entries with any
+// revents. We ask only for POLLIN, so a nonzero revents is POLLIN, POLLHUP
+// (end of file), POLLERR or POLLNVAL; all of them are reported, since the
+// caller's read is what tells them apart, and a POLLNVAL left unreported
+// would turn Wait into a busy loop.
+func (b *backend) report(ready []int32, n int) int {
 	k := 0
 	for i := 0; n > 0 && k < len(ready) && i < len(b.fds); i++ {
 		if b.fds[i].Revents == 0 {
@@ -97,28 +131,7 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 		ready[k] = b.tags[i]
 		k++
 	}
-	return k, nil
-}
-
-// poll makes one ppoll call, with the timeout in nanoseconds and no signal
-// mask, as a raw system call (the Mechanism contract's rule for wait calls).
-func (b *backend) poll(timeout time.Duration) (int, error) {
-	var fds *unix.PollFd
-	if len(b.fds) > 0 {
-		fds = &b.fds[0]
-	}
-	var ts *unix.Timespec
-	if timeout >= 0 {
-		b.ts = unix.NsecToTimespec(int64(timeout))
-		ts = &b.ts
-	}
-	b.calls++
-	r, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(fds)), uintptr(len(b.fds)),
-		uintptr(unsafe.Pointer(ts)), 0, 0, 0)
-	if e != 0 {
-		return 0, e
-	}
-	return int(r), nil
+	return k
 }
 
 func (b *backend) CtlCalls() uint64 { return 0 }

@@ -12,7 +12,6 @@ package fdselect
 import (
 	"fmt"
 	"math/bits"
-	"syscall"
 	"time"
 	"unsafe"
 
@@ -98,14 +97,54 @@ func (b *backend) highest() int {
 	return -1
 }
 
+// Wait makes its pselect6 call in place, one frame from its own (the
+// Mechanism contract's raw call, waitcall.Raw6), and after EINTR makes it
+// again with the time that remains. pselect6 rather than select: it is the
+// call every architecture has, and its timespec keeps the timeout's
+// nanoseconds.
 func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	if len(ready) == 0 {
 		return 0, waitcall.ErrNoRoom
 	}
-	n, err := waitcall.RetryEINTR(timeout, b.pselect)
-	if err != nil {
-		return 0, fmt.Errorf("pselect6 nfds %d: %w", b.nfds, err)
+	var start time.Time
+	for t := timeout; ; {
+		set, ts := b.args(t)
+		b.calls++
+		n, e := waitcall.Split(waitcall.Raw6(unix.SYS_PSELECT6, uintptr(b.nfds), uintptr(unsafe.Pointer(set)), 0, 0, uintptr(unsafe.Pointer(ts)), 0))
+		switch e {
+		case 0:
+			return b.report(ready, n), nil
+		case unix.EINTR:
+			var ok bool
+			if t, ok = waitcall.Interrupted(timeout, &start); !ok {
+				return 0, nil
+			}
+		default:
+			return 0, fmt.Errorf("pselect6 nfds %d: %w", b.nfds, e)
+		}
 	}
+}
+
+// args are the arguments of a pselect6 call with timeout: the work bitmap,
+// the interest bitmap copied in afresh on every call (the kernel clears
+// it when it times out), and the timeout (nil to block).
+func (b *backend) args(timeout time.Duration) (*uint64, *unix.Timespec) {
+	words := (b.nfds + 63) / 64
+	copy(b.work[:words], b.interest[:words])
+	var set *uint64
+	if words > 0 {
+		set = &b.work[0]
+	}
+	if timeout < 0 {
+		return set, nil
+	}
+	b.ts = unix.NsecToTimespec(int64(timeout))
+	return set, &b.ts
+}
+
+// report stores in ready the tags of the n descriptors a pselect6 found
+// ready, in descriptor order, and returns how many.
+func (b *backend) report(ready []int32, n int) int {
 	k := 0
 	words := b.work[:(b.nfds+63)/64]
 	for w := 0; n > 0 && k < len(ready) && w < len(words); w++ {
@@ -115,33 +154,7 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 			n--
 		}
 	}
-	return k, nil
-}
-
-// pselect makes one pselect6 call. The interest bitmap is copied afresh on
-// every attempt because the kernel clears the work bitmap when it times out.
-// pselect6 rather than select: it is the call every architecture has, and
-// its timespec keeps the timeout's nanoseconds.
-func (b *backend) pselect(timeout time.Duration) (int, error) {
-	words := (b.nfds + 63) / 64
-	copy(b.work[:words], b.interest[:words])
-	var set *uint64
-	if words > 0 {
-		set = &b.work[0]
-	}
-	var ts *unix.Timespec
-	if timeout >= 0 {
-		b.ts = unix.NsecToTimespec(int64(timeout))
-		ts = &b.ts
-	}
-	// A raw system call, as the Mechanism contract says a wait call must be.
-	b.calls++
-	r, _, errno := syscall.RawSyscall6(unix.SYS_PSELECT6, uintptr(b.nfds),
-		uintptr(unsafe.Pointer(set)), 0, 0, uintptr(unsafe.Pointer(ts)), 0)
-	if errno != 0 {
-		return 0, errno
-	}
-	return int(r), nil
+	return k
 }
 
 func (b *backend) CtlCalls() uint64 { return 0 }

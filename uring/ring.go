@@ -6,11 +6,12 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/pipebench/pipebench/internal/waitcall"
 )
 
 // ring is one io_uring instance: its descriptor and the memory it shares
@@ -285,7 +286,8 @@ func (r *ring) push() {
 // their count even if the wait then timed out or was interrupted.
 //
 // It is a raw system call, as the Mechanism contract requires of a wait: the
-// thread keeps its P while it sleeps. A signal ends the wait with EINTR
+// thread keeps its P while it sleeps (waitcall.Raw6, one frame to the
+// kernel). A signal ends the wait with EINTR
 // (io_uring_enter is not restarted), and Wait's loop then calls rearmAll
 // and reap, where a goroutine the runtime asked to stop does so.
 func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int, unix.Errno) {
@@ -315,8 +317,7 @@ func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int,
 		flags |= enterRegisteredRing
 	}
 	r.enters++
-	n, _, e := syscall.RawSyscall6(unix.SYS_IO_URING_ENTER, fd, uintptr(r.pending()), uintptr(minComplete), flags, argp, argsz)
-	return int(n), e
+	return waitcall.Split(waitcall.Raw6(unix.SYS_IO_URING_ENTER, fd, uintptr(r.pending()), uintptr(minComplete), flags, argp, argsz))
 }
 
 // taskWork says whether the kernel has flagged completions waiting as

@@ -28,27 +28,41 @@ func RetryEINTR(timeout time.Duration, wait func(time.Duration) (int, error)) (i
 }
 
 // retry is the slow path of RetryEINTR, kept apart so that the fast path
-// stays small enough to inline, and out of line so that its prologue, run
-// after every EINTR, is where a goroutine the runtime asked to stop (the
-// signal that caused the EINTR) stops.
-//
-//go:noinline
+// stays small enough to inline.
 func retry(timeout time.Duration, wait func(time.Duration) (int, error)) (int, error) {
 	var start time.Time
-	if timeout > 0 {
-		start = time.Now()
-	}
 	for {
-		remaining := timeout
-		if timeout > 0 {
-			remaining = timeout - time.Since(start)
-			if remaining <= 0 {
-				return 0, nil
-			}
+		remaining, ok := Interrupted(timeout, &start)
+		if !ok {
+			return 0, nil
 		}
 		n, err := wait(remaining)
 		if err != unix.EINTR {
 			return n, err
 		}
 	}
+}
+
+// Interrupted is what a Wait does each time its call of timeout ends with
+// EINTR, for a Wait that makes its call in place rather than through
+// RetryEINTR: it returns the timeout to make the call again with, the time
+// that remains, and false once a positive timeout has run out (the Wait
+// then returns 0, nil, as if its call had timed out). start is the
+// caller's, zero before the first EINTR: the clock is read then, never on
+// the ordinary path, so an interrupted wait may last up to one extra
+// timeout, never less than asked (RetryEINTR). It is kept out of line: its
+// prologue, run after every EINTR, is where a goroutine the runtime asked
+// to stop (the signal that caused the EINTR) stops.
+//
+//go:noinline
+func Interrupted(timeout time.Duration, start *time.Time) (time.Duration, bool) {
+	if timeout <= 0 {
+		return timeout, true
+	}
+	if start.IsZero() {
+		*start = time.Now()
+		return timeout, true
+	}
+	remaining := timeout - time.Since(*start)
+	return remaining, remaining > 0
 }

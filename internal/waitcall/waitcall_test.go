@@ -110,6 +110,30 @@ func TestRetryEINTR(t *testing.T) {
 	})
 }
 
+// TestInterrupted: the timeout a Wait that makes its call in place retries
+// with after EINTR, the clock started by the first.
+func TestInterrupted(t *testing.T) {
+	var start time.Time
+	if d, ok := Interrupted(-1, &start); d != -1 || !ok || !start.IsZero() {
+		t.Errorf("negative timeout: %v, %v, start %v; want -1, true, the clock not read", d, ok, start)
+	}
+	if d, ok := Interrupted(0, &start); d != 0 || !ok || !start.IsZero() {
+		t.Errorf("zero timeout: %v, %v, start %v; want 0, true, the clock not read", d, ok, start)
+	}
+	const timeout = 20 * time.Millisecond
+	if d, ok := Interrupted(timeout, &start); d != timeout || !ok || start.IsZero() {
+		t.Errorf("first EINTR: %v, %v, start %v; want the whole %v, true, the clock read", d, ok, start, timeout)
+	}
+	time.Sleep(time.Millisecond)
+	if d, ok := Interrupted(timeout, &start); d >= timeout || d <= 0 || !ok {
+		t.Errorf("second EINTR after 1ms: %v, %v; want less than %v, true", d, ok, timeout)
+	}
+	time.Sleep(timeout)
+	if d, ok := Interrupted(timeout, &start); ok {
+		t.Errorf("EINTR after the timeout ran out: %v, true; want false", d)
+	}
+}
+
 func TestGrow(t *testing.T) {
 	s := Grow[int32](nil, 3, -1)
 	if len(s) != 4 {
