@@ -88,10 +88,24 @@ func (r *reader) readyHist() stats.Hist {
 // without waiting (counters.fresh).
 const publishEvery = 256
 
-// loop runs until stop is set or something fails, and publishes what it
-// holds as it returns.
+// loop runs the reader until stop is set or something fails, and
+// publishes what it holds as it returns. It marks the reader served around
+// hot, so that hot's body makes no locked instruction (an atomic Bool's
+// Store is an XCHG on amd64): TestHotPathLocksNothing looks for them.
+func (r *reader) loop() error {
+	r.ctr.served.Store(true)
+	defer func() {
+		r.publish()
+		r.ctr.served.Store(false)
+		r.ctr.answer()
+	}()
+	return r.hot()
+}
+
+// hot is the reader's loop: a readiness call, the reads and writes it
+// leads to, the counts, until stop is set or something fails.
 //
-// Everything a readiness call leads to is done in loop's own body, not in
+// Everything a readiness call leads to is done in hot's own body, not in
 // a function it calls: returns that unwind frames made before a system
 // call are slow (on the AMD EPYC VM, taking four such frames out of an
 // event saved 33-83 ns of user time a token; docs/speed.md), and a call to a
@@ -100,14 +114,8 @@ const publishEvery = 256
 // forwarded, right here; the rest of what a call leads to (several
 // tokens, churn, credits) is done by functions called after those system
 // calls, whose returns cost nothing extra.
-func (r *reader) loop() error {
+func (r *reader) hot() error {
 	r.syscalls = r.be.WaitSyscalls()
-	r.ctr.served.Store(true)
-	defer func() {
-		r.publish()
-		r.ctr.served.Store(false)
-		r.ctr.answer()
-	}()
 	b := &r.held
 	for !r.stop.Load() {
 		if r.delay != nil {
@@ -189,11 +197,22 @@ func (r *reader) loop() error {
 			}
 		}
 		if b.calls >= publishEvery || r.ctr.want.Load() {
-			r.publish()
-			r.ctr.answer()
+			r.share()
 		}
 	}
 	return nil
+}
+
+// share publishes what the reader holds and answers the reporter if it
+// asked. It stays a call (noinline), made once every publishEvery calls:
+// the publication's locked adds and the answer's store and channel send
+// are then not in hot's body, which holds no locked instruction, channel
+// operation or clock read (TestHotPathLocksNothing looks).
+//
+//go:noinline
+func (r *reader) share() {
+	r.publish()
+	r.ctr.answer()
 }
 
 // batch counts what the readiness calls since the last publication led

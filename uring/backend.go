@@ -182,16 +182,11 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 		// registrations only, or a timeout the kernel did not report
 		// because the call also submitted entries (it then returns their
 		// count).
-		if timeout < 0 {
-			continue
-		}
-		// As waitcall.RetryEINTR does, the clock starts only now, so that
-		// the ordinary path reads none: such a wait may last up to one
-		// extra timeout, never less than asked.
-		if start.IsZero() {
-			start = time.Now()
-		}
-		if left = timeout - time.Since(start); left <= 0 {
+		// As waitcall.RetryEINTR does, the clock starts only now, out of
+		// Wait's body, so that the ordinary path reads none: such a wait
+		// may last up to one extra timeout, never less than asked.
+		var ok bool
+		if left, ok = waitcall.Interrupted(timeout, &start); !ok {
 			return 0, nil
 		}
 	}
@@ -242,7 +237,7 @@ func (b *backend) reap(ready []int32) (int, error) {
 			k++
 		}
 	}
-	atomic.StoreUint32(rg.cqHead, head)
+	storeRelease(rg.cqHead, head)
 	return k, err
 }
 

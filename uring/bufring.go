@@ -2,7 +2,6 @@ package uring
 
 import (
 	"fmt"
-	"sync/atomic"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -71,10 +70,10 @@ func (b *bufRing) put(id uint16) {
 // publish stores the tail, after the entries put since the last publish.
 // The tail is a 16-bit field sharing a 32-bit word with the first entry's
 // id (little-endian: id low, tail high); we are the only writer of both,
-// so one 32-bit atomic store publishes the tail with the id it already has.
+// so one 32-bit release store publishes the tail with the id it already has.
 func (b *bufRing) publish() {
 	w := (*uint32)(unsafe.Pointer(&b.ring[0].bid))
-	atomic.StoreUint32(w, uint32(b.tail)<<16|uint32(b.ring[0].bid))
+	storeRelease(w, uint32(b.tail)<<16|uint32(b.ring[0].bid))
 }
 
 // unmap releases both mappings; the kernel lets go of the buffer ring when

@@ -274,7 +274,7 @@ func (r *ring) submit(left uint32) error {
 func (r *ring) push() {
 	r.tail += r.held + 1
 	r.held = 0
-	atomic.StoreUint32(r.sqTail, r.tail)
+	storeRelease(r.sqTail, r.tail)
 }
 
 // enter submits every queued entry and, if wait is set, waits until at

@@ -127,7 +127,7 @@ func (b *rwBackend) reap(w *pipebench.Worker) (int, error) {
 			err = updated(&c)
 		}
 	}
-	atomic.StoreUint32(rg.cqHead, head)
+	storeRelease(rg.cqHead, head)
 	if b.bufs != nil {
 		b.bufs.publish()
 	}

@@ -167,7 +167,7 @@ func TestPairedList(t *testing.T) {
 	}
 	list := func(env []string, args ...string) (int, string, string) {
 		cmd := exec.Command(bash, append([]string{"paired.sh"}, args...)...)
-		cmd.Env = append(os.Environ(), append([]string{"PAIRS=3", "DUR=3s", "FIRST=", "CALLS=", "CPUS="}, env...)...)
+		cmd.Env = append(os.Environ(), append([]string{"PAIRS=3", "DUR=3s", "FIRST=", "CALLS=", "CPUS=", "AGAINST="}, env...)...)
 		return runCmd(t, cmd)
 	}
 	code, stdout, stderr := list(nil, "-list", "-b uring -n 10 -l 1 -writer self", "-b epoll -n 1000 -l 10 -writer self")
@@ -181,11 +181,17 @@ func TestPairedList(t *testing.T) {
 	if want := "$tmp/yardstick -b poll -n 10 -writer self -d 3s -calls inline  against  $tmp/yardstick -b poll -n 10 -writer self -d 3s -calls inline\n"; code != 0 || !strings.HasPrefix(stdout, want) {
 		t.Errorf("FIRST=inline CALLS=inline -list: exit %d, stdout %q; want it to start %q", code, stdout, want)
 	}
+	code, stdout, stderr = list([]string{"AGAINST=HEAD", "PAIRS=1"}, "-list", "-b uring -n 10 -l 1 -writer self")
+	if want := "$tmp/pipebench -b uring-nofixed-notaskrunflag -n 10 -l 1 -writer self -d 3s  against  $tmp/against/pipebench -b uring-nofixed-notaskrunflag -n 10 -l 1 -writer self -d 3s\n"; code != 0 || !strings.HasPrefix(stdout, want) {
+		t.Errorf("AGAINST=HEAD -list: exit %d, stderr %q, stdout %q; want it to start %q", code, stderr, stdout, want)
+	}
 	for _, c := range []struct {
 		env  []string
 		args []string
 		want string
 	}{
+		{[]string{"AGAINST=no-such-commit"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: AGAINST=no-such-commit: want a commit of this repository, such as HEAD~1\n"},
+		{[]string{"AGAINST=HEAD", "FIRST=yardstick"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: AGAINST=HEAD: the first program must be pipebench (FIRST=yardstick)\n"},
 		{[]string{"FIRST=go"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: FIRST=go: want pipebench, yardstick, minimal or inline\n"},
 		{[]string{"CALLS=asm"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: CALLS=asm: want function or inline\n"},
 		{[]string{"PAIRS=0"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: PAIRS=0: want a positive integer\n"},

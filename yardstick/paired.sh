@@ -12,13 +12,16 @@
 #   yardstick/paired.sh "-b epoll -n 1000 -l 1 -writer self"       # pipebench against the yardstick
 #   FIRST=minimal yardstick/paired.sh "-b uring -n 10 -l 1 -writer self"
 #   FIRST=inline yardstick/paired.sh "-b epoll -n 10 -l 1 -writer self"
+#   AGAINST=HEAD~1 yardstick/paired.sh "-b uring -n 1000 -l 1 -writer self"  # pipebench against its own earlier build
 #   yardstick/paired.sh -list "-b epoll -n 10 -l 1 -writer self"   # what it would run; measures nothing
 #
 # The first program (FIRST) is pipebench (the default), the yardstick
 # itself (yardstick: the calibration), the minimal loop (minimal), or the
 # yardstick making its system calls inline (inline); the second is always
 # the yardstick, making its calls as CALLS says (function, the default, or
-# inline). pipebench's -b uring is its uring-nofixed-notaskrunflag, as in
+# inline), unless AGAINST names a commit: the second is then pipebench
+# built from that commit (git archive), and the first pipebench from the
+# checkout, to measure a change to pipebench. pipebench's -b uring is its uring-nofixed-notaskrunflag, as in
 # compare.sh. PAIRS (default 3) pairs of runs, each pair once with the
 # first program on CPU A and once on CPU B; DUR (default 3s, whole seconds,
 # 2s or more) each run; CPUS (default 0,1) the two CPUs. It takes the
@@ -31,6 +34,7 @@ PAIRS=${PAIRS:-3}
 FIRST=${FIRST:-pipebench}
 CALLS=${CALLS:-function}
 CPUS=${CPUS:-0,1}
+AGAINST=${AGAINST:-}
 
 usage() {
 	echo "usage: paired.sh [-list] CONFIG ...   (CONFIG: \"-b epoll -n 1000 -l 1 -writer self\"; env PAIRS DUR FIRST CALLS CPUS)" >&2
@@ -57,6 +61,13 @@ pipebench | yardstick | minimal | inline) ;;
 *) echo "paired.sh: FIRST=$FIRST: want pipebench, yardstick, minimal or inline" >&2; exit 2 ;;
 esac
 [[ $CALLS == function || $CALLS == inline ]] || { echo "paired.sh: CALLS=$CALLS: want function or inline" >&2; exit 2; }
+second=yardstick
+if [[ -n $AGAINST ]]; then
+	[[ $FIRST == pipebench ]] || { echo "paired.sh: AGAINST=$AGAINST: the first program must be pipebench (FIRST=$FIRST)" >&2; exit 2; }
+	against=$(git -C "$here/.." rev-parse --verify --quiet "$AGAINST^{commit}") ||
+		{ echo "paired.sh: AGAINST=$AGAINST: want a commit of this repository, such as HEAD~1" >&2; exit 2; }
+	second="pipebench@$(git -C "$here/.." rev-parse --short "$against")"
+fi
 [[ $CPUS =~ ^([0-9]+),([0-9]+)$ && ${BASH_REMATCH[1]} != "${BASH_REMATCH[2]}" ]] ||
 	{ echo "paired.sh: CPUS=$CPUS: want two different CPUs, such as 0,1" >&2; exit 2; }
 cpu_a=${BASH_REMATCH[1]} cpu_b=${BASH_REMATCH[2]}
@@ -80,12 +91,15 @@ argv_of() {
 	yardstick) printf '%s\n' "\$tmp/yardstick" $a -d "$DUR" -calls "$CALLS" ;;
 	minimal) printf '%s\n' "\$tmp/yardstick-minimal" $a -d "$DUR" -calls "$CALLS" ;;
 	inline) printf '%s\n' "\$tmp/yardstick" $a -d "$DUR" -calls inline ;;
+	pipebench@*)
+		a=$(pipebench_args "$a")
+		printf '%s\n' "\$tmp/against/pipebench" $a -d "$DUR" ;;
 	esac
 }
 
 if ((list)); then
 	for cfg in "${configs[@]}"; do
-		echo "$(argv_of "$FIRST" "$cfg" | paste -sd' ')  against  $(argv_of yardstick "$cfg" | paste -sd' ')"
+		echo "$(argv_of "$FIRST" "$cfg" | paste -sd' ')  against  $(argv_of "$second" "$cfg" | paste -sd' ')"
 	done
 	n=$((${#configs[@]} * PAIRS * 2))
 	echo "$n runs of each program, ${dur}s each, the two at once on CPUs $cpu_a and $cpu_b: about $(((n * (dur + 2) + 30) / 60)) min"
@@ -97,7 +111,14 @@ cd "$here/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build_all "$tmp"
-header "PAIRS=$PAIRS DUR=$DUR FIRST=$FIRST C calls $CALLS CPUS=$CPUS"
+extra=
+if [[ -n $AGAINST ]]; then
+	mkdir "$tmp/against"
+	git archive "$against" | tar -x -C "$tmp/against"
+	(cd "$tmp/against" && go build -o pipebench ./cmd/pipebench)
+	extra=" AGAINST=${second#pipebench@}"
+fi
+header "PAIRS=$PAIRS DUR=$DUR FIRST=$FIRST C calls $CALLS CPUS=$CPUS$extra"
 
 # one runs program $1 on configuration $2 confined to CPU $3 and prints its
 # summary's median evts/sec, or "failed".
@@ -117,8 +138,8 @@ one() {
 summary=()
 failed=0
 for cfg in "${configs[@]}"; do
-	echo "# $cfg: $FIRST against the yardstick"
-	printf '%-5s %-9s %12s %12s %7s\n' pair "CPUs" "$FIRST" yardstick ratio
+	echo "# $cfg: $FIRST against ${second/#yardstick/the yardstick}"
+	printf '%-5s %-9s %12s %12s %7s\n' pair "CPUs" "$FIRST" "$second" ratio
 	ratios=()
 	for ((p = 1; p <= PAIRS; p++)); do
 		for way in 0 1; do
@@ -127,7 +148,7 @@ for cfg in "${configs[@]}"; do
 			quiet || true
 			one "$FIRST" "$cfg" "$ca" >"$tmp/a" &
 			pa=$!
-			one yardstick "$cfg" "$cb" >"$tmp/b" &
+			one "$second" "$cfg" "$cb" >"$tmp/b" &
 			pb=$!
 			wait "$pa" "$pb"
 			a=$(<"$tmp/a") b=$(<"$tmp/b")
@@ -146,7 +167,7 @@ for cfg in "${configs[@]}"; do
 			"$(printf '%s\n' "${ratios[@]}" | sort -g | head -n 1)" "$(printf '%s\n' "${ratios[@]}" | sort -g | tail -n 1)" ${#ratios[@]})")
 	fi
 done
-echo "# $FIRST / yardstick, per configuration: the median ratio of the pairs, the least and the most"
+echo "# $FIRST / $second, per configuration: the median ratio of the pairs, the least and the most"
 printf '%-52s %7s %7s %7s %5s\n' configuration median least most pairs
 printf '%s\n' "${summary[@]}"
 ((failed == 0)) || { echo "paired.sh: $failed pairs failed" >&2; exit 1; }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"os/exec"
+	"regexp"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// hotFuncs are the functions a readiness call of the default table's
+// backends runs, by symbol (package path after the module's): the
+// reader's loop, each backend's Wait and what it calls every time, the
+// credit and forward paths, and the writer thread's loop.
+var hotFuncs = []string{
+	"pipebench.(*reader).hot",
+	"pipebench.(*reader).afterReads",
+	"pipebench.(*forwarder).Forward",
+	"pipebench.(*forwarder).forwardMany",
+	"internal/tokens.SendCredit",
+	"internal/tokens.(*Writer).Run",
+	"internal/tokens.(*Writer).unbounded",
+	"internal/waitcall.Raw6.abi0",
+	"epoll.(*backend).Wait",
+	"poll.(*backend).Wait",
+	"select.(*backend).Wait",
+	"select.(*backend).args",
+	"select.(*backend).report",
+	"uring.(*backend).Wait",
+	"uring.(*backend).reap",
+	"uring.(*ring).enter",
+}
+
+// hotForbidden matches, in go tool objdump's Go syntax, an instruction the
+// hot path must not hold: a LOCK prefix, an XCHG with memory (locked
+// without one: sync/atomic's Store on amd64), or a call into a channel
+// operation, a lock or a clock read.
+var hotForbidden = regexp.MustCompile(`\tLOCK |\tXCHG[BWLQ]? [^\t]*\(|CALL runtime\.(chansend|chanrecv|selectnb|selectgo|lock|nanotime|walltime)|CALL time\.Now|CALL sync\.\(\*(RW)?Mutex\)`)
+
+// TestHotPathLocksNothing disassembles the command as a user builds it and
+// checks that no function of the hot path holds a locked instruction, a
+// channel operation or a clock read: what runs once a publication (the
+// reader's share, every publishEvery calls) or once a run is kept out of
+// these functions. An uncontended locked instruction costs tens of cycles
+// a call (the io_uring CQ head's sequentially consistent store cost about
+// 1% of evts/sec at -b uring -n 1000 -l 1 -writer self: docs/speed.md);
+// the check is on the instructions, not on a timing.
+func TestHotPathLocksNothing(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skipf("the instruction patterns are amd64's; this is %s", runtime.GOARCH)
+	}
+	bin := buildCommand(t)
+	const module = "github.com/pipebench/pipebench/"
+	quoted := make([]string, len(hotFuncs))
+	for i, f := range hotFuncs {
+		quoted[i] = regexp.QuoteMeta(module + f)
+	}
+	out, err := exec.Command("go", "tool", "objdump", "-s", "^("+strings.Join(quoted, "|")+")$", bin).Output()
+	if err != nil {
+		t.Fatalf("go tool objdump: %v", err)
+	}
+	seen := map[string]int{}
+	fn := ""
+	for _, line := range strings.Split(string(out), "\n") {
+		if name, ok := strings.CutPrefix(line, "TEXT "); ok {
+			fn = strings.TrimPrefix(strings.Fields(name)[0], module)
+			fn = strings.TrimSuffix(fn, "(SB)")
+			continue
+		}
+		if fn == "" || strings.TrimSpace(line) == "" {
+			continue
+		}
+		seen[fn]++
+		if hotForbidden.MatchString(line) {
+			t.Errorf("%s: %s", fn, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	for _, f := range hotFuncs {
+		if seen[f] == 0 {
+			t.Errorf("%s: not in the binary (renamed, or inlined everywhere?): update hotFuncs", f)
+		}
+	}
+}
