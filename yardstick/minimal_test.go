@@ -182,7 +182,7 @@ func TestPairedList(t *testing.T) {
 		t.Errorf("FIRST=inline CALLS=inline -list: exit %d, stdout %q; want it to start %q", code, stdout, want)
 	}
 	code, stdout, stderr = list([]string{"AGAINST=HEAD", "PAIRS=1"}, "-list", "-b uring -n 10 -l 1 -writer self")
-	if want := "$tmp/pipebench -b uring-nofixed-notaskrunflag -n 10 -l 1 -writer self -d 3s  against  $tmp/against/pipebench -b uring-nofixed-notaskrunflag -n 10 -l 1 -writer self -d 3s\n"; code != 0 || !strings.HasPrefix(stdout, want) {
+	if want := "$tmp/pipebench -b uring-nofixed-notaskrunflag -n 10 -l 1 -writer self -d 3s  against  $tmp/pipebench-against -b uring-nofixed-notaskrunflag -n 10 -l 1 -writer self -d 3s\n"; code != 0 || !strings.HasPrefix(stdout, want) {
 		t.Errorf("AGAINST=HEAD -list: exit %d, stderr %q, stdout %q; want it to start %q", code, stderr, stdout, want)
 	}
 	for _, c := range []struct {

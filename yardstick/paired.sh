@@ -68,6 +68,7 @@ if [[ -n $AGAINST ]]; then
 		{ echo "paired.sh: AGAINST=$AGAINST: want a commit of this repository, such as HEAD~1" >&2; exit 2; }
 	second="pipebench@$(git -C "$here/.." rev-parse --short "$against")"
 fi
+w2=$((${#second} > 12 ? ${#second} : 12)) # the second program's column
 [[ $CPUS =~ ^([0-9]+),([0-9]+)$ && ${BASH_REMATCH[1]} != "${BASH_REMATCH[2]}" ]] ||
 	{ echo "paired.sh: CPUS=$CPUS: want two different CPUs, such as 0,1" >&2; exit 2; }
 cpu_a=${BASH_REMATCH[1]} cpu_b=${BASH_REMATCH[2]}
@@ -93,7 +94,7 @@ argv_of() {
 	inline) printf '%s\n' "\$tmp/yardstick" $a -d "$DUR" -calls inline ;;
 	pipebench@*)
 		a=$(pipebench_args "$a")
-		printf '%s\n' "\$tmp/against/pipebench" $a -d "$DUR" ;;
+		printf '%s\n' "\$tmp/pipebench-against" $a -d "$DUR" ;;
 	esac
 }
 
@@ -115,7 +116,7 @@ extra=
 if [[ -n $AGAINST ]]; then
 	mkdir "$tmp/against"
 	git archive "$against" | tar -x -C "$tmp/against"
-	(cd "$tmp/against" && go build -o pipebench ./cmd/pipebench)
+	(cd "$tmp/against" && go build -o "$tmp/pipebench-against" ./cmd/pipebench)
 	extra=" AGAINST=${second#pipebench@}"
 fi
 header "PAIRS=$PAIRS DUR=$DUR FIRST=$FIRST C calls $CALLS CPUS=$CPUS$extra"
@@ -139,7 +140,7 @@ summary=()
 failed=0
 for cfg in "${configs[@]}"; do
 	echo "# $cfg: $FIRST against ${second/#yardstick/the yardstick}"
-	printf '%-5s %-9s %12s %12s %7s\n' pair "CPUs" "$FIRST" "$second" ratio
+	printf "%-5s %-9s %12s %${w2}s %7s\\n" pair "CPUs" "$FIRST" "$second" ratio
 	ratios=()
 	for ((p = 1; p <= PAIRS; p++)); do
 		for way in 0 1; do
@@ -154,12 +155,12 @@ for cfg in "${configs[@]}"; do
 			a=$(<"$tmp/a") b=$(<"$tmp/b")
 			if [[ $a == failed || $b == failed || -z $a || -z $b ]]; then
 				failed=$((failed + 1))
-				printf '%-5s %-9s %12s %12s %7s\n' "$p" "$ca,$cb" "${a:--}" "${b:--}" failed
+				printf "%-5s %-9s %12s %${w2}s %7s\\n" "$p" "$ca,$cb" "${a:--}" "${b:--}" failed
 				continue
 			fi
 			r=$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.3f", a / b}')
 			ratios+=("$r")
-			printf '%-5s %-9s %12s %12s %7s\n' "$p" "$ca,$cb" "$a" "$b" "$r"
+			printf "%-5s %-9s %12s %${w2}s %7s\\n" "$p" "$ca,$cb" "$a" "$b" "$r"
 		done
 	done
 	if ((${#ratios[@]} > 0)); then
