@@ -21,11 +21,11 @@
 # the yardstick, making its calls as CALLS says (function, the default, or
 # inline), unless AGAINST names a commit: the second is then pipebench
 # built from that commit (git archive), and the first pipebench from the
-# checkout, to measure a change to pipebench. pipebench's -b uring is its uring-nofixed-notaskrunflag, as in
-# compare.sh. PAIRS (default 3) pairs of runs, each pair once with the
-# first program on CPU A and once on CPU B; DUR (default 3s, whole seconds,
-# 2s or more) each run; CPUS (default 0,1) the two CPUs. It takes the
-# measurement lock as compare.sh does.
+# checkout, to measure a change to pipebench. pipebench's -b uring is its
+# uring-nofixed-notaskrunflag, as in compare.sh. PAIRS (default 3) pairs
+# of runs, each pair once with the first program on CPU A and once on CPU
+# B; DUR (default 3s, whole seconds, 2s or more) each run; CPUS (default
+# 0,1) the two CPUs. It takes the measurement lock as compare.sh does.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/compare-lib.sh"
@@ -37,7 +37,7 @@ CPUS=${CPUS:-0,1}
 AGAINST=${AGAINST:-}
 
 usage() {
-	echo "usage: paired.sh [-list] CONFIG ...   (CONFIG: \"-b epoll -n 1000 -l 1 -writer self\"; env PAIRS DUR FIRST CALLS CPUS)" >&2
+	echo "usage: paired.sh [-list] CONFIG ...   (CONFIG: \"-b epoll -n 1000 -l 1 -writer self\"; env PAIRS DUR FIRST CALLS CPUS AGAINST)" >&2
 	exit 2
 }
 
@@ -82,19 +82,19 @@ for cfg in "${configs[@]}"; do
 done
 
 # argv_of prints the command of program $1 (pipebench, yardstick, minimal,
-# inline) for configuration $2, one word a line.
+# inline, or pipebench@COMMIT: AGAINST's build) for configuration $2, one
+# word a line.
 argv_of() {
 	local a=$2
 	case $1 in
-	pipebench)
+	pipebench | pipebench@*)
+		local bin=pipebench
+		[[ $1 == pipebench ]] || bin=pipebench-against
 		a=$(pipebench_args "$a")
-		printf '%s\n' "\$tmp/pipebench" $a -d "$DUR" ;;
+		printf '%s\n' "\$tmp/$bin" $a -d "$DUR" ;;
 	yardstick) printf '%s\n' "\$tmp/yardstick" $a -d "$DUR" -calls "$CALLS" ;;
 	minimal) printf '%s\n' "\$tmp/yardstick-minimal" $a -d "$DUR" -calls "$CALLS" ;;
 	inline) printf '%s\n' "\$tmp/yardstick" $a -d "$DUR" -calls inline ;;
-	pipebench@*)
-		a=$(pipebench_args "$a")
-		printf '%s\n' "\$tmp/pipebench-against" $a -d "$DUR" ;;
 	esac
 }
 
