@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# paired.sh: two programs of one measured thread each, run at once, one on
-# each of two CPUs, then the other way round, and the ratio of each pair's
-# evts/sec. Both programs live through the same seconds, so the machine's
-# slow phases (which last seconds here) tilt neither: the same program
-# against itself comes out within about 1% (FIRST=yardstick). For the
-# -writer self configurations, where the programs differ by a few percent
-# that compare.sh's runs one after another cannot resolve. It measures the
+# paired.sh: two programs run at once, each confined to one of two CPUs,
+# then the other way round, and the ratio of each pair's evts/sec. Both
+# programs live through the same seconds, so the machine's slow phases
+# (which last seconds here) tilt neither: the same program against itself
+# comes out within about 1% (FIRST=yardstick). For differences of a few
+# percent that compare.sh's runs one after another cannot resolve. With
+# -writer self each program is one measured thread on its CPU; with a
+# writer thread or process, the reader and the writer share their
+# program's CPU, as in compare.sh's taskset= rows. It measures the
 # programs side by side, each with a CPU of its own and the other busy: not
 # the figure of either alone (compare.sh gives that).
 #
@@ -13,6 +15,7 @@
 #   FIRST=minimal yardstick/paired.sh "-b uring -n 10 -l 1 -writer self"
 #   FIRST=inline yardstick/paired.sh "-b epoll -n 10 -l 1 -writer self"
 #   AGAINST=HEAD~1 yardstick/paired.sh "-b uring -n 1000 -l 1 -writer self"  # pipebench against its own earlier build
+#   yardstick/paired.sh "-b epoll -n 1000 -l 1 -writer thread"     # both threads of each program on its CPU
 #   yardstick/paired.sh -list "-b epoll -n 10 -l 1 -writer self"   # what it would run; measures nothing
 #
 # The first program (FIRST) is pipebench (the default), the yardstick
@@ -25,7 +28,9 @@
 # uring-nofixed-notaskrunflag, as in compare.sh. PAIRS (default 3) pairs
 # of runs, each pair once with the first program on CPU A and once on CPU
 # B; DUR (default 3s, whole seconds, 2s or more) each run; CPUS (default
-# 0,1) the two CPUs. It takes the measurement lock as compare.sh does.
+# 0,1) the two CPUs; TICK (default 10ms, 0 for none) the yardstick's
+# -tick, as compare.sh gives it (the minimal loop has no ticker). It takes
+# the measurement lock as compare.sh does.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/compare-lib.sh"
@@ -35,9 +40,10 @@ FIRST=${FIRST:-pipebench}
 CALLS=${CALLS:-function}
 CPUS=${CPUS:-0,1}
 AGAINST=${AGAINST:-}
+TICK=${TICK:-10ms}
 
 usage() {
-	echo "usage: paired.sh [-list] CONFIG ...   (CONFIG: \"-b epoll -n 1000 -l 1 -writer self\"; env PAIRS DUR FIRST CALLS CPUS AGAINST)" >&2
+	echo "usage: paired.sh [-list] CONFIG ...   (CONFIG: \"-b epoll -n 1000 -l 1 -writer self\"; env PAIRS DUR FIRST CALLS CPUS AGAINST TICK)" >&2
 	exit 2
 }
 
@@ -61,6 +67,8 @@ pipebench | yardstick | minimal | inline) ;;
 *) echo "paired.sh: FIRST=$FIRST: want pipebench, yardstick, minimal or inline" >&2; exit 2 ;;
 esac
 [[ $CALLS == function || $CALLS == inline ]] || { echo "paired.sh: CALLS=$CALLS: want function or inline" >&2; exit 2; }
+[[ $TICK == 0 ]] || { tick_s=$(dur_secs "$TICK") && awk -v d="$tick_s" 'BEGIN {exit !(d >= 1e-6)}'; } ||
+	{ echo "paired.sh: TICK=$TICK: want 0 (no ticker) or a duration of 1us or more, such as 10ms" >&2; exit 2; }
 second=yardstick
 if [[ -n $AGAINST ]]; then
 	[[ $FIRST == pipebench ]] || { echo "paired.sh: AGAINST=$AGAINST: the first program must be pipebench (FIRST=$FIRST)" >&2; exit 2; }
@@ -76,8 +84,12 @@ for c in $cpu_a $cpu_b; do
 	taskset -c "$c" true 2>/dev/null || { echo "paired.sh: CPUS=$CPUS: this process may not run on CPU $c (nproc $(nproc))" >&2; exit 2; }
 done
 for cfg in "${configs[@]}"; do
-	[[ " $cfg " == *" -writer self "* ]] ||
-		{ echo "paired.sh: \"$cfg\": want -writer self (one measured thread in each program)" >&2; exit 2; }
+	[[ $cfg != taskset=* ]] ||
+		{ echo "paired.sh: \"$cfg\": paired.sh confines each program to one CPU itself (CPUS); leave out taskset=" >&2; exit 2; }
+	[[ " $cfg " =~ \ -writer\ (self|thread|process)\  ]] ||
+		{ echo "paired.sh: \"$cfg\": want -writer self, thread or process" >&2; exit 2; }
+	[[ ${BASH_REMATCH[1]} == self || $FIRST != minimal ]] ||
+		{ echo "paired.sh: \"$cfg\": the minimal loop (FIRST=minimal) has -writer self only" >&2; exit 2; }
 	[[ " $cfg " != *" -d "* ]] || { echo "paired.sh: \"$cfg\": the duration is DUR's" >&2; exit 2; }
 done
 
@@ -96,6 +108,7 @@ argv_of() {
 	minimal) printf '%s\n' "\$tmp/yardstick-minimal" $a -d "$DUR" -calls "$CALLS" ;;
 	inline) printf '%s\n' "\$tmp/yardstick" $a -d "$DUR" -calls inline ;;
 	esac
+	[[ $1 != yardstick && $1 != inline || $TICK == 0 ]] || printf '%s\n' -tick "$TICK"
 }
 
 if ((list)); then
@@ -119,7 +132,7 @@ if [[ -n $AGAINST ]]; then
 	(cd "$tmp/against" && go build -o "$tmp/pipebench-against" ./cmd/pipebench)
 	extra=" AGAINST=${second#pipebench@}"
 fi
-header "PAIRS=$PAIRS DUR=$DUR FIRST=$FIRST C calls $CALLS CPUS=$CPUS$extra"
+header "PAIRS=$PAIRS DUR=$DUR FIRST=$FIRST C calls $CALLS, tick $TICK CPUS=$CPUS$extra"
 
 # one runs program $1 on configuration $2 confined to CPU $3 and prints its
 # summary's median evts/sec, or "failed".

@@ -460,11 +460,13 @@ static double per(uint64_t x, uint64_t of) { return of ? (double)x / (double)of 
 /* sched_use is what /proc/thread-self/sched and schedstat show of the
  * calling thread, as pipebench's cost table reads them: voluntary and
  * involuntary context switches, migrations to another CPU, and the time
- * spent runnable waiting for a CPU. ok is 0 where the kernel shows none,
+ * spent runnable waiting for a CPU; and its CPU time, user and system, as
+ * getrusage(RUSAGE_THREAD) gives it (pipebench's cpu/evt, user/evt and
+ * sys/evt come from the same call). ok is 0 where the kernel shows none,
  * or the files could not be opened (err: at an exact descriptor budget,
  * EMFILE). */
 struct sched_use {
-	long long vol, invol, mig, delay_ns;
+	long long vol, invol, mig, delay_ns, user_ns, sys_ns;
 	int ok, err;
 };
 
@@ -499,7 +501,13 @@ static struct sched_use sched_now(void)
 		found |= 8;
 	if (f)
 		fclose(f);
-	u.ok = found == 15;
+	struct rusage r;
+	if (getrusage(RUSAGE_THREAD, &r) == 0) {
+		u.user_ns = (long long)r.ru_utime.tv_sec * 1000000000LL + (long long)r.ru_utime.tv_usec * 1000LL;
+		u.sys_ns = (long long)r.ru_stime.tv_sec * 1000000000LL + (long long)r.ru_stime.tv_usec * 1000LL;
+		found |= 16;
+	}
+	u.ok = found == 31;
 	return u;
 }
 
@@ -507,7 +515,8 @@ static struct sched_use sched_since(struct sched_use start)
 {
 	struct sched_use u = sched_now();
 	return (struct sched_use){u.vol - start.vol, u.invol - start.invol, u.mig - start.mig,
-				  u.delay_ns - start.delay_ns, u.ok && start.ok, start.err ? start.err : u.err};
+				  u.delay_ns - start.delay_ns, u.user_ns - start.user_ns, u.sys_ns - start.sys_ns,
+				  u.ok && start.ok, start.err ? start.err : u.err};
 }
 
 /* print_sched prints who's line of the scheduler's figures per event. */
@@ -522,9 +531,12 @@ static void print_sched(const char *who, struct sched_use u, uint64_t events)
 		printf("sched          %-14s not shown by this kernel\n", who);
 		return;
 	}
-	printf("sched          %-14s vol cs/evt %.4g  invol cs/evt %.4g  migr/evt %.4g  runq/evt %s\n", who,
-	       per((uint64_t)u.vol, events), per((uint64_t)u.invol, events), per((uint64_t)u.mig, events),
-	       nanos(per((uint64_t)(u.delay_ns > 0 ? u.delay_ns : 0), events), b, sizeof b));
+	char cb[32], ub[32], sb[32];
+	const uint64_t user = (uint64_t)(u.user_ns > 0 ? u.user_ns : 0), sys = (uint64_t)(u.sys_ns > 0 ? u.sys_ns : 0);
+	printf("sched          %-14s cpu/evt %s  user/evt %s  sys/evt %s  vol cs/evt %.4g  invol cs/evt %.4g  migr/evt %.4g  runq/evt %s\n",
+	       who, nanos(per(user + sys, events), cb, sizeof cb), nanos(per(user, events), ub, sizeof ub),
+	       nanos(per(sys, events), sb, sizeof sb), per((uint64_t)u.vol, events), per((uint64_t)u.invol, events),
+	       per((uint64_t)u.mig, events), nanos(per((uint64_t)(u.delay_ns > 0 ? u.delay_ns : 0), events), b, sizeof b));
 }
 
 /* ---- the CPUs' halts ------------------------------------------------------ */
