@@ -113,7 +113,9 @@ func (r *reader) loop() error {
 // every read and write. So the pipes are read, and a single token
 // forwarded, right here; the rest of what a call leads to (several
 // tokens, churn, credits) is done by functions called after those system
-// calls, whose returns cost nothing extra.
+// calls, whose returns cost nothing extra; but the credit word to a
+// single writer is written here too (its write is the last system call of
+// an event, and wakes the writer).
 func (r *reader) hot() error {
 	r.syscalls = r.be.WaitSyscalls()
 	b := &r.held
@@ -191,8 +193,19 @@ func (r *reader) hot() error {
 				return err
 			}
 		}
-		if n > 0 {
-			if err := r.afterReads(b.tokens - tokens0); err != nil {
+		if got := b.tokens - tokens0; n > 0 && r.owner == nil && r.churn == 0 {
+			// afterReads' credit word to the one writer, in place:
+			// SendCredit would return through two frames after its write,
+			// which wakes the writer (on a CPU they share, often a switch
+			// to it before the write returns).
+			if r.credit >= 0 && got > 0 {
+				if m, e := tokens.Write(r.credit, tokens.CreditWord(&r.cbuf, got)).Split(); e != 0 || m != 8 {
+					return tokens.CreditErr(got, m, e)
+				}
+				b.writes++
+			}
+		} else if n > 0 {
+			if err := r.afterReads(got); err != nil {
 				return err
 			}
 		}

@@ -12,15 +12,28 @@ import (
 // the pipe; the credit pipe is large enough that it never blocks (see
 // NewCreditPipe).
 func SendCredit(fd int32, buf *[8]byte, c uint64) error {
+	if n, e := Write(fd, CreditWord(buf, c)).Split(); e != 0 || n != 8 {
+		return CreditErr(c, n, e)
+	}
+	return nil
+}
+
+// CreditWord puts c into buf as the credit word SendCredit writes and
+// returns it, for a loop that makes the write in its own body (the
+// reader's, which SendCredit's frame would return through after the
+// write).
+func CreditWord(buf *[8]byte, c uint64) []byte {
 	binary.LittleEndian.PutUint64(buf[:], c)
-	n, e := Write(fd, buf[:]).Split()
+	return buf[:]
+}
+
+// CreditErr is the error of a credit word's write that returned n and e
+// instead of writing the word whole.
+func CreditErr(c uint64, n int, e unix.Errno) error {
 	if e != 0 {
 		return fmt.Errorf("write %d credits: %w", c, e)
 	}
-	if n != 8 {
-		return fmt.Errorf("write %d credits: short write of %d bytes", c, n)
-	}
-	return nil
+	return fmt.Errorf("write %d credits: short write of %d bytes", c, n)
 }
 
 // creditPipeSize holds more credit words than tokens can be in flight.

@@ -2,8 +2,6 @@ package tokens
 
 import (
 	"fmt"
-	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -65,46 +63,20 @@ func (e *shortWriteError) Error() string {
 // depends on whom it shares its process with:
 //
 //   - In the writer process it is alone: it sleeps in read(2), as a C
-//     program's writer does (sleepingRead). A signal does not end that
-//     sleep (the runtime's handlers restart it), so a stop-the-world there
-//     would wait for the next credit; nothing in that process stops the
-//     world while it writes, and the reader, in its own process, keeps
-//     sending credits.
+//     program's writer does. A signal does not end that sleep (the
+//     runtime's handlers restart it), so a stop-the-world there would
+//     wait for the next credit; nothing in that process stops the world
+//     while it writes, and the reader, in its own process, keeps sending
+//     credits.
 //   - Beside the reader (thread mode, and the herd's writer) it must sleep
 //     where a signal ends the sleep: a stop-the-world that had stopped the
 //     reader would otherwise wait for credits that only the reader sends.
-//     It sleeps in ppoll(2), then reads (pollingRead): one system call more
-//     per sleep than C's read (the yardstick's -credit-wait read shows
-//     what it costs: yardstick/README.md).
-
-// sleepingRead reads fd, a blocking descriptor, retrying EINTR, and counts
-// every read in reads (the read is the wait: no ppoll).
-func sleepingRead(fd int32, p []byte, waits, reads *uint64) (int, unix.Errno) {
-	for {
-		*reads++
-		n, e := Read(fd, p).Split()
-		if e != unix.EINTR {
-			return n, e
-		}
-	}
-}
-
-// pollingRead reads fd, a non-blocking descriptor, sleeping in ppoll(2)
-// until it is readable, and counts its system calls: every ppoll in waits,
-// every read in reads.
-func pollingRead(fd int32, p []byte, waits, reads *uint64) (int, unix.Errno) {
-	for {
-		*waits++
-		if e := awaitReadable(fd); e != 0 && e != unix.EINTR {
-			return 0, e
-		}
-		*reads++
-		n, e := Read(fd, p).Split()
-		if e != unix.EAGAIN {
-			return n, e
-		}
-	}
-}
+//     It sleeps in ppoll(2) (awaitReadable), then reads: one system call
+//     more per sleep than C's read (the yardstick's -credit-wait read
+//     shows what it costs: yardstick/README.md).
+//
+// Writer.Run makes the wait in its own body, so that after the sleep only
+// the wait's frames return (awaitReadable's and the system call's).
 
 // awaitReadable sleeps until fd is readable or hung up. A signal ends the
 // sleep with EINTR; the caller's loop then calls awaitReadable again, and
@@ -114,6 +86,6 @@ func pollingRead(fd int32, p []byte, waits, reads *uint64) (int, unix.Errno) {
 //go:noinline
 func awaitReadable(fd int32) unix.Errno {
 	pfd := unix.PollFd{Fd: fd, Events: unix.POLLIN}
-	_, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&pfd)), 1, 0, 0, 0, 0)
+	_, e := pollIn(&pfd).Split()
 	return e
 }

@@ -63,13 +63,14 @@ func (w *Writer) Run() error {
 	var buf [4096]byte
 	have := uint64(w.InFlight)
 	c := &w.Counts
+	fixed := w.fixedToken()
 	for {
 		for ; have > 0; have-- {
 			if w.Stop.Load() {
 				return nil
 			}
 			j := w.Route.Pick()
-			tok := w.Format.Next(&w.tokBuf)
+			tok := w.token(fixed)
 			if n, e := Write(w.WFDs[j], tok).Split(); e != 0 || n != len(tok) {
 				return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.WFDs[j], WriteErr(n, len(tok), e))
 			}
@@ -79,11 +80,25 @@ func (w *Writer) Run() error {
 		if w.Stop.Load() {
 			return nil
 		}
-		read := pollingRead
-		if w.Alone {
-			read = sleepingRead
+		// The wait for credits (syscalls.go says where it sleeps), in
+		// Run's own body: after the sleep, no frame of ours but the
+		// wait's own returns. Alone, the read is the wait, retried after a
+		// signal; otherwise a ppoll, then a read, again until it reads.
+		var n int
+		var e unix.Errno
+		for {
+			if !w.Alone {
+				c.Waits++
+				if e = awaitReadable(w.Credits); e != 0 && e != unix.EINTR {
+					break
+				}
+			}
+			c.Reads++
+			n, e = Read(w.Credits, buf[:]).Split()
+			if e != unix.EINTR && (w.Alone || e != unix.EAGAIN) {
+				break
+			}
 		}
-		n, e := read(w.Credits, buf[:], &c.Waits, &c.Reads)
 		if e != 0 {
 			return fmt.Errorf("writer: read credits: %w", e)
 		}
@@ -110,13 +125,14 @@ func (w *Writer) Run() error {
 func (w *Writer) unbounded() error {
 	var buf [8]byte
 	c := &w.Counts
+	fixed := w.fixedToken()
 	for {
 		for range checkEvery {
 			if w.Stop.Load() {
 				return nil
 			}
 			j := w.Route.Pick()
-			tok := w.Format.Next(&w.tokBuf)
+			tok := w.token(fixed)
 			n, e := Write(w.WFDs[j], tok).Split()
 			switch {
 			case e == 0 && n == len(tok):
@@ -142,4 +158,24 @@ func (w *Writer) unbounded() error {
 			return fmt.Errorf("writer: unexpected %d-byte message on the credit pipe in unbounded mode", n)
 		}
 	}
+}
+
+// fixedToken is the token every write carries, or nil when each carries
+// its own (a Stamp): the loops then call Format.Next not once a token but
+// only where a token differs from the last.
+func (w *Writer) fixedToken() []byte {
+	if w.Format == Stamp {
+		return nil
+	}
+	return w.Format.Next(&w.tokBuf)
+}
+
+// token is the token to write now: fixed, or a fresh Stamp, whose clock
+// read stays in Format.Next, out of the loops' own code (only -latency's
+// tokens carry a time).
+func (w *Writer) token(fixed []byte) []byte {
+	if fixed != nil {
+		return fixed
+	}
+	return w.Format.Next(&w.tokBuf)
 }
