@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// On other architectures Read, Write and pollIn make the call through the standard
-// library, which knows how the architecture reports a failure (some use a
-// flag register rather than a negated errno).
+// On other architectures Read, Write and pollIn make the call through the
+// standard library, which knows how the architecture reports a failure
+// (some use a flag register rather than a negated errno).
 
 // Read is read(2) of fd, as a raw system call.
 func Read(fd int32, p []byte) Result {

@@ -161,8 +161,8 @@ func (w *Writer) unbounded() error {
 }
 
 // fixedToken is the token every write carries, or nil when each carries
-// its own (a Stamp): the loops then call Format.Next not once a token but
-// only where a token differs from the last.
+// a time of its own (a Stamp): the loops call Format.Next once, not once a
+// token, unless their tokens carry a time.
 func (w *Writer) fixedToken() []byte {
 	if w.Format == Stamp {
 		return nil
