@@ -54,6 +54,13 @@ dur_secs() {
 	}'
 }
 
+# check_tick exits with status 2 and one line, in script $1's name, unless
+# TICK is 0 (no ticker) or a duration of 1us or more: the yardstick's -tick.
+check_tick() {
+	[[ $TICK == 0 ]] || { local s; s=$(dur_secs "$TICK") && awk -v d="$s" 'BEGIN {exit !(d >= 1e-6)}'; } ||
+		{ echo "$1: TICK=$TICK: want 0 (no ticker) or a duration of 1us or more, such as 10ms" >&2; exit 2; }
+}
+
 # median_of prints the median of its arguments.
 median_of() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }
 

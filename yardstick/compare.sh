@@ -171,8 +171,7 @@ fi
 [[ $MIN == 0 || $MIN == 1 || $MIN == alone ]] || { echo "compare.sh: MIN=$MIN: want 0, 1 or alone" >&2; exit 2; }
 [[ $AA == 0 || $MIN == 0 ]] || { echo "compare.sh: AA=$AA and MIN=$MIN: want one of them" >&2; exit 2; }
 [[ $CALLS == function || $CALLS == inline ]] || { echo "compare.sh: CALLS=$CALLS: want function or inline" >&2; exit 2; }
-[[ $TICK == 0 ]] || { tick_s=$(dur_secs "$TICK") && awk -v d="$tick_s" 'BEGIN {exit !(d >= 1e-6)}'; } ||
-	{ echo "compare.sh: TICK=$TICK: want 0 (no ticker) or a duration of 1us or more, such as 10ms" >&2; exit 2; }
+check_tick compare.sh
 [[ $MIN == 0 ]] || TICK=0
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: REPS=$REPS: want a positive integer" >&2; exit 2; }
 

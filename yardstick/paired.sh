@@ -67,8 +67,7 @@ pipebench | yardstick | minimal | inline) ;;
 *) echo "paired.sh: FIRST=$FIRST: want pipebench, yardstick, minimal or inline" >&2; exit 2 ;;
 esac
 [[ $CALLS == function || $CALLS == inline ]] || { echo "paired.sh: CALLS=$CALLS: want function or inline" >&2; exit 2; }
-[[ $TICK == 0 ]] || { tick_s=$(dur_secs "$TICK") && awk -v d="$tick_s" 'BEGIN {exit !(d >= 1e-6)}'; } ||
-	{ echo "paired.sh: TICK=$TICK: want 0 (no ticker) or a duration of 1us or more, such as 10ms" >&2; exit 2; }
+check_tick paired.sh
 second=yardstick
 if [[ -n $AGAINST ]]; then
 	[[ $FIRST == pipebench ]] || { echo "paired.sh: AGAINST=$AGAINST: the first program must be pipebench (FIRST=$FIRST)" >&2; exit 2; }
