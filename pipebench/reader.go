@@ -193,20 +193,21 @@ func (r *reader) hot() error {
 				return err
 			}
 		}
-		if got := b.tokens - tokens0; n > 0 && r.owner == nil && r.churn == 0 {
-			// afterReads' credit word to the one writer, in place:
-			// SendCredit would return through two frames after its write,
-			// which wakes the writer (on a CPU they share, often a switch
-			// to it before the write returns).
-			if r.credit >= 0 && got > 0 {
+		if n > 0 {
+			switch got := b.tokens - tokens0; {
+			case r.owner != nil || r.churn > 0:
+				if err := r.afterReads(got); err != nil {
+					return err
+				}
+			case r.credit >= 0 && got > 0:
+				// afterReads' credit word to the one writer, in place:
+				// SendCredit would return through two frames after its
+				// write, which wakes the writer (on a CPU they share,
+				// often a switch to it before the write returns).
 				if m, e := tokens.Write(r.credit, tokens.CreditWord(&r.cbuf, got)).Split(); e != 0 || m != 8 {
 					return tokens.CreditErr(got, m, e)
 				}
 				b.writes++
-			}
-		} else if n > 0 {
-			if err := r.afterReads(got); err != nil {
-				return err
 			}
 		}
 		if b.calls >= publishEvery || r.ctr.want.Load() {
