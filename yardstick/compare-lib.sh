@@ -151,12 +151,13 @@ row_kind() {
 # kind_summaries judges each kind of row as table_summary judges the whole
 # table, from "KIND<tab>ratio slower" lines on stdin, in the order the
 # kinds first appear; $1 and $2 as table_summary's. It prints nothing when
-# the rows are of one kind (the whole-table line says it all).
+# the rows are of one kind (the whole-table line says it all), unless $3 is
+# "all".
 kind_summaries() {
 	local lines kinds k n w
 	lines=$(cat)
 	mapfile -t kinds < <(cut -f1 <<<"$lines" | awk '!seen[$0]++')
-	((${#kinds[@]} > 1)) || return 0
+	((${#kinds[@]} > 1)) || [[ ${3:-} == all ]] || return 0
 	for k in "${kinds[@]}"; do
 		n=$(awk -F'\t' -v k="$k" '$1 == k' <<<"$lines" | wc -l)
 		((n == 1)) && w=row || w=rows

@@ -8,6 +8,7 @@
 #   yardstick/compare.sh -list [filters]       # the rows and the expected duration; measures nothing
 #   yardstick/compare.sh herd|timeout [...]    # the experiments: see compare-experiments.sh
 #   yardstick/compare.sh -summary TABLE ...    # judge tables it printed again, by kind of row
+#   yardstick/compare.sh -history TABLE ...    # the same, one line a table, and the whole-table test
 #
 # Filters, each a comma-separated list matched exactly against a row's
 # flags: -b, -writer, -n, -l; -taskset yes|no keeps the rows confined to one
@@ -45,7 +46,9 @@
 # compare-lib.sh: -writer self; a writer thread or process at -l 1 or more,
 # and at -l 0; the rows confined to one CPU), whose speeds different
 # things set. -summary reads tables compare.sh printed (kept files) and
-# prints each one's first line and those judgements again, from its rows.
+# prints each one's first line and those judgements again, from its rows;
+# -history prints them one line a table, with the whole-table test: a
+# median ratio within 0.99..1.01 and neither count above chance's bound.
 # TASKSET=CPUS confines every row that does not name its own CPUs.
 # The C programs make each system call through a function that returns to
 # the loop, as a Go program must (CALLS=function, the default: the C
@@ -94,8 +97,8 @@ source "$here/compare-lib.sh"
 # decimal from the line the run printed; the runs after the "|" say how
 # many each program made.
 summarize() {
-	local rows reps cfg ratio clear label
-	[[ -f $1 && -r $1 ]] || { echo "compare.sh: -summary $1: no such readable file" >&2; exit 2; }
+	local rows reps cfg ratio clear label verb=${verb:--summary}
+	[[ -f $1 && -r $1 ]] || { echo "compare.sh: $verb $1: no such readable file" >&2; exit 2; }
 	rows=$(awk '
 		/^#/ || $1 == "configuration" || !/\|/ { next }
 		{
@@ -104,15 +107,71 @@ summarize() {
 			cfg = l[1]; for (i = 2; i <= n - r - 4; i++) cfg = cfg " " l[i]
 			printf "%d\t%s\t%s %s\n", r, cfg, l[n - r - 1], l[n - r]
 		}' "$1")
-	[[ -n $rows ]] || { echo "compare.sh: -summary $1: no rows of compare.sh's table in it" >&2; exit 2; }
+	[[ -n $rows ]] || { echo "compare.sh: $verb $1: no rows of compare.sh's table in it" >&2; exit 2; }
 	reps=$(cut -f1 <<<"$rows" | sort -u)
-	[[ $reps =~ ^[0-9]+$ ]] || { echo "compare.sh: -summary $1: rows with different numbers of runs ($(tr '\n' ' ' <<<"$reps")): want one table's rows" >&2; exit 2; }
+	[[ $reps =~ ^[0-9]+$ ]] || { echo "compare.sh: $verb $1: rows with different numbers of runs ($(tr '\n' ' ' <<<"$reps")): want one table's rows" >&2; exit 2; }
 	head -n 1 "$1"
 	clear=$(clear_share "$reps") label=$(summary_label "$1")
 	cut -f3 <<<"$rows" | table_summary "$clear" "$label"
 	while IFS=$'\t' read -r _ cfg ratio; do
 		printf '%s\t%s\n' "$(row_kind $cfg)" "$ratio"
-	done <<<"$rows" | kind_summaries "$clear" "$label"
+	done <<<"$rows" | kind_summaries "$clear" "$label" "${2:-}"
+}
+
+# history prints one line for each table in $@, from summarize's
+# judgements (every kind, even when a table holds one): when it began, the
+# CPU, the commit, the first column and how the C programs ran; the whole
+# table's median ratio, its rows clearly slower and clearly faster and, in
+# brackets, the most that two equally fast programs give in 99% of tables;
+# whether it passes the whole-table test (a median within 0.99..1.01, and
+# neither count above the bound) or what fails it; then each kind of row
+# the same way ("-" where the table has none of that kind); the tables in
+# the order they began, whatever the order of $@. A table whose
+# first line names no C calls is from before CALLS, when the C programs
+# made their calls inline.
+history() {
+	local f out lines=()
+	for f in "$@"; do
+		out=$(verb=-history summarize "$f" all) || exit
+		lines+=("$(history_line <<<"$out")")
+	done
+	printf '%-17s %-11s %-18s %-13s %-15s %-17s %-27s %-16s %-16s %-16s %s\n' \
+		"table (UTC)" "CPU" "commit" "first column" "C calls, tick" "whole table" "test" \
+		"self" "thr/proc -l 1+" "thr/proc -l 0" "one CPU"
+	printf '%s\n' "${lines[@]}" | sort -s -k1,2
+}
+
+# history_line prints summarize's judgements of one table (on stdin) as a
+# line of history's.
+history_line() {
+	awk '
+		function cell(k) { return (k in med) ? sprintf("%s %d/%d [%d]", med[k], slow[k], fast[k], bound[k]) : "-" }
+		NR == 1 {
+			when = $2 " " $3
+			cpu = $0; sub(/^.*  Linux [^ ]+  /, "", cpu); sub(/  nproc .*/, "", cpu)
+			gsub(/\(R\)| Processor/, "", cpu)
+			commit = $0; sub(/^.*  commit /, "", commit)
+			calls = match($0, /C calls [a-z]+/) ? substr($0, RSTART + 8, RLENGTH - 8) : "inline"
+			tick = match($0, /, tick [^ ]+/) ? substr($0, RSTART + 7, RLENGTH - 7) : "-"
+			next
+		}
+		{
+			k = $0; sub(/^# /, "", k); sub(/: median ratio.*/, "", k); sub(/, [0-9]+ rows?$/, "", k)
+			split($0, a, "median ratio "); m = a[2]; sub(/;.*/, "", m); med[k] = m
+			split($0, a, "clearly slower "); slow[k] = a[2] + 0
+			split($0, a, "clearly faster "); fast[k] = a[2] + 0
+			split($0, a, "more than "); bound[k] = a[2] + 0
+			if (label == "") { label = $0; sub(/^.*rows with /, "", label); sub(/ clearly slower.*/, "", label) }
+		}
+		END {
+			w = "whole table"; why = ""
+			if (med[w] + 0 < 0.99 || med[w] + 0 > 1.01) why = "median"
+			if (slow[w] > bound[w]) why = why (why == "" ? "" : ",") "slower"
+			if (fast[w] > bound[w]) why = why (why == "" ? "" : ",") "faster"
+			printf "%-17s %-11s %-18s %-13s %-15s %-17s %-27s %-16s %-16s %-16s %s\n", when, cpu, commit, label,
+				calls ", " tick, cell(w), (why == "" ? "passes" : "fails: " why), cell("-writer self"),
+				cell("-writer thread or process, -l 1 or more"), cell("-writer thread or process, -l 0"), cell("one CPU (taskset)")
+		}'
 }
 
 # summary_label names the first column of table $1 as its header line
@@ -125,6 +184,12 @@ if [[ ${1:-} == -summary ]]; then
 	shift
 	(($# > 0)) || { echo "usage: compare.sh -summary TABLE ...   (TABLE: a file compare.sh printed)" >&2; exit 2; }
 	for f in "$@"; do summarize "$f"; done
+	exit 0
+fi
+if [[ ${1:-} == -history ]]; then
+	shift
+	(($# > 0)) || { echo "usage: compare.sh -history TABLE ...   (TABLE: a file compare.sh printed)" >&2; exit 2; }
+	history "$@"
 	exit 0
 fi
 

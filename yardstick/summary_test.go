@@ -133,6 +133,68 @@ func TestCompareSummaryRecords(t *testing.T) {
 	}
 }
 
+// selfTable is a table of self rows only, the yardstick against itself,
+// whose judgement passes: a median of 1.000, no row clearly either way.
+const selfTable = `# 2026-12-03 08:12 UTC  Linux 6.18.44  AMD EPYC  nproc 2  clock tsc  fds 20000  REPS=3 DUR=3s C calls inline AA=1 (the yardstick against itself)  commit 1e6562c
+configuration                                         C again          C   ratio  slower   runs (C again | C)
+-b epoll -n 10 -l 1 -writer self                            990       1000   0.990    0.67   990 985 1005 | 1000 995 1001
+-b poll -n 10 -l 1 -writer self                            1010       1000   1.010    0.33   1010 1015 995 | 1000 1005 999
+-b epoll -n 10 -l 10 -writer self                          1000       1000   1.000    0.44   1000 1005 999 | 1000 998 1004
+`
+
+// TestCompareHistory checks compare.sh -history on tables whose judgements
+// are known: one line a table, its time, CPU, commit, first column and C
+// settings from its first line; each cell the median ratio, the rows
+// clearly slower and faster and chance's bound; the whole-table test and
+// what fails it; "-" for a kind the table does not hold; the tables in the
+// order they began; a missing table refused before anything is printed.
+func TestCompareHistory(t *testing.T) {
+	bash := bashOrSkip(t)
+	dir := t.TempDir()
+	mixed, self := filepath.Join(dir, "mixed.txt"), filepath.Join(dir, "self.txt")
+	for p, text := range map[string]string{mixed: summaryTable, self: selfTable} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Given the later table first: the lines come in the order the tables began.
+	code, stdout, stderr := runCmd(t, exec.Command(bash, "compare.sh", "-history", self, mixed))
+	fields := func(l string) []string { return strings.Fields(l) }
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if code != 0 || stderr != "" || len(lines) != 3 {
+		t.Fatalf("compare.sh -history: exit %d, stderr %q, stdout\n%s\nwant a header and two lines", code, stderr, stdout)
+	}
+	for i, want := range [][]string{
+		{"table", "(UTC)", "CPU", "commit", "first", "column", "C", "calls,", "tick", "whole", "table", "test", "self", "thr/proc", "-l", "1+", "thr/proc", "-l", "0", "one", "CPU"},
+		{"2026-12-02", "05:41", "Intel", "Xeon", "627ea70", "pipebench", "function,", "10ms", "0.980", "1/1", "[2]", "fails:", "median",
+			"0.925", "1/0", "[1]", "1.100", "0/1", "[1]", "1.000", "0/0", "[1]", "0.980", "0/0", "[1]"},
+		{"2026-12-03", "08:12", "AMD", "EPYC", "1e6562c", "C", "again", "inline,", "-", "1.000", "0/0", "[1]", "passes",
+			"1.000", "0/0", "[1]", "-", "-", "-"},
+	} {
+		if got := fields(lines[i]); strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("compare.sh -history, line %d:\n%q\nwant the fields\n%q", i+1, got, want)
+		}
+	}
+	// The columns line up: every line's cells start where the header's do.
+	for _, col := range []string{"whole table", "test", "self", "one CPU"} {
+		at := strings.Index(lines[0], col)
+		for _, l := range lines[1:] {
+			if at <= 0 || at >= len(l) || l[at-1] != ' ' || l[at] == ' ' {
+				t.Errorf("compare.sh -history: %q does not start a cell at column %d of %q", col, at, l)
+			}
+		}
+	}
+	code, stdout, stderr = runCmd(t, exec.Command(bash, "compare.sh", "-history"))
+	if want := "usage: compare.sh -history TABLE ...   (TABLE: a file compare.sh printed)\n"; code != 2 || stdout != "" || stderr != want {
+		t.Errorf("compare.sh -history: exit %d, stdout %q, stderr %q; want 2, %q", code, stdout, stderr, want)
+	}
+	none := filepath.Join(dir, "none.txt")
+	code, stdout, stderr = runCmd(t, exec.Command(bash, "compare.sh", "-history", mixed, none))
+	if want := "compare.sh: -history " + none + ": no such readable file\n"; code != 2 || stdout != "" || stderr != want {
+		t.Errorf("compare.sh -history with a missing table: exit %d, stdout %q, stderr %q; want 2, nothing, %q", code, stdout, stderr, want)
+	}
+}
+
 // TestCompareSummaryBad: what -summary cannot judge gets one line and exit
 // status 2.
 func TestCompareSummaryBad(t *testing.T) {

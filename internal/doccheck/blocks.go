@@ -42,7 +42,7 @@ func Blocks(page string) ([]Block, error) {
 		} else {
 			b.By = strings.Fields(spec)
 			if !allowed(b.By) {
-				return nil, fmt.Errorf("line %d: %q: want a pipebench, go tool pprof or yardstick/compare.sh -summary command", b.Line, spec)
+				return nil, fmt.Errorf("line %d: %q: want a pipebench, go tool pprof or yardstick/compare.sh -summary or -history command", b.Line, spec)
 			}
 		}
 		rest := page[m[1]:]
@@ -80,14 +80,16 @@ func (b *Block) parseFrom(spec string) error {
 	return nil
 }
 
-// allowed says whether a block may run words: pipebench, or go tool pprof.
+// allowed says whether a block may run words: pipebench, go tool pprof, or
+// compare.sh's judgements of kept tables (-summary, -history), which
+// measure nothing.
 func allowed(words []string) bool {
 	switch {
 	case len(words) >= 2 && words[0] == "pipebench":
 		return true
 	case len(words) >= 4 && words[0] == "go" && words[1] == "tool" && words[2] == "pprof":
 		return true
-	case len(words) >= 3 && path.Base(words[0]) == "compare.sh" && path.Base(path.Dir(words[0])) == "yardstick" && words[1] == "-summary":
+	case len(words) >= 3 && path.Base(words[0]) == "compare.sh" && path.Base(path.Dir(words[0])) == "yardstick" && (words[1] == "-summary" || words[1] == "-history"):
 		return true
 	}
 	return false

@@ -7,13 +7,15 @@
 //	<!-- rendered by: pipebench top -rows 20 results/k.pb.gz -->
 //	<!-- rendered by: go tool pprof -diff_base=results/a.pb.gz -top results/b.pb.gz -->
 //	<!-- rendered by: ../yardstick/compare.sh -summary results/speed/FILE.txt -->
+//	<!-- rendered by: ../yardstick/compare.sh -history results/speed/FILE.txt ... -->
 //
 // "rendered from" re-renders a subcommand's JSON record (pipebench herd,
 // timeout, seeds or sweep) as that subcommand's text output, or holds a
 // .txt record (a table as yardstick/compare.sh printed it) as it is; "rendered
 // by" runs the command, pipebench built from this module, go tool pprof or
 // yardstick/compare.sh -summary (a kept table judged again, by kind of
-// row), in the page's directory. Paths are relative to the page. The package's
+// row) or -history (kept tables judged again, one line each), in the
+// page's directory. Paths are relative to the page. The package's
 // test re-renders every block and fails when a page's block differs;
 // go test ./internal/doccheck -update rewrites the blocks. It also holds
 // README's table of flags against pipebench -h: every flag, every default.

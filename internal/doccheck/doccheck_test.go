@@ -121,8 +121,10 @@ func TestBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum, err := Blocks("<!-- rendered by: ../yardstick/compare.sh -summary results/speed/t.txt -->\n```text\n```\n"); err != nil || len(sum) != 1 || len(sum[0].By) != 3 {
-		t.Errorf("a compare.sh -summary block: %+v, %v", sum, err)
+	for _, verb := range []string{"-summary", "-history"} {
+		if sum, err := Blocks("<!-- rendered by: ../yardstick/compare.sh " + verb + " results/speed/t.txt -->\n```text\n```\n"); err != nil || len(sum) != 1 || len(sum[0].By) != 3 {
+			t.Errorf("a compare.sh %s block: %+v, %v", verb, sum, err)
+		}
 	}
 	if empty, err := Blocks("<!-- rendered from a.json -->\n```text\n```\n"); err != nil || len(empty) != 1 || empty[0].Text != "" {
 		t.Errorf("an empty block: %+v, %v", empty, err)
@@ -141,6 +143,7 @@ func TestBlocks(t *testing.T) {
 		"<!-- rendered by: rm -rf results -->\n```text\n```\n",
 		"<!-- rendered by: ../yardstick/compare.sh -b epoll -->\n```text\n```\n", // measures: not a rendering
 		"<!-- rendered by: ../elsewhere/compare.sh -summary a.txt -->\n```text\n```\n",
+		"<!-- rendered by: ../yardstick/compare.sh -list -->\n```text\n```\n", // neither -summary nor -history
 		"<!-- rendered from a.json, lines 3-1 -->\n```text\n```\n",
 		"<!-- rendered from a.json -->\nno fence\n",
 		"<!-- rendered from a.json -->\n```text\nunclosed\n",
