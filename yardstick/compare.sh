@@ -133,18 +133,21 @@ history() {
 	local f out lines=()
 	for f in "$@"; do
 		out=$(verb=-history summarize "$f" all) || exit
-		lines+=("$(history_line <<<"$out")")
+		lines+=("$(history_line "$(summary_label "$f")" <<<"$out")")
 	done
-	printf '%-17s %-11s %-18s %-13s %-15s %-17s %-27s %-16s %-16s %-16s %s\n' \
-		"table (UTC)" "CPU" "commit" "first column" "C calls, tick" "whole table" "test" \
+	# shellcheck disable=SC2059 # the format is history_fmt, the columns' one definition
+	printf "$history_fmt" "table (UTC)" "CPU" "commit" "first column" "C calls, tick" "whole table" "test" \
 		"self" "thr/proc -l 1+" "thr/proc -l 0" "one CPU"
 	printf '%s\n' "${lines[@]}" | sort -s -k1,2
 }
 
+# history_fmt is the format of history's header and lines: their columns.
+history_fmt='%-17s %-11s %-18s %-13s %-15s %-17s %-27s %-16s %-16s %-16s %s\n'
+
 # history_line prints summarize's judgements of one table (on stdin) as a
-# line of history's.
+# line of history's; $1 names its first column (summary_label).
 history_line() {
-	awk '
+	awk -v fmt="$history_fmt" -v label="$1" '
 		function cell(k) { return (k in med) ? sprintf("%s %d/%d [%d]", med[k], slow[k], fast[k], bound[k]) : "-" }
 		NR == 1 {
 			when = $2 " " $3
@@ -161,14 +164,13 @@ history_line() {
 			split($0, a, "clearly slower "); slow[k] = a[2] + 0
 			split($0, a, "clearly faster "); fast[k] = a[2] + 0
 			split($0, a, "more than "); bound[k] = a[2] + 0
-			if (label == "") { label = $0; sub(/^.*rows with /, "", label); sub(/ clearly slower.*/, "", label) }
 		}
 		END {
 			w = "whole table"; why = ""
 			if (med[w] + 0 < 0.99 || med[w] + 0 > 1.01) why = "median"
 			if (slow[w] > bound[w]) why = why (why == "" ? "" : ",") "slower"
 			if (fast[w] > bound[w]) why = why (why == "" ? "" : ",") "faster"
-			printf "%-17s %-11s %-18s %-13s %-15s %-17s %-27s %-16s %-16s %-16s %s\n", when, cpu, commit, label,
+			printf fmt, when, cpu, commit, label,
 				calls ", " tick, cell(w), (why == "" ? "passes" : "fails: " why), cell("-writer self"),
 				cell("-writer thread or process, -l 1 or more"), cell("-writer thread or process, -l 0"), cell("one CPU (taskset)")
 		}'
