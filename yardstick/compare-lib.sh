@@ -95,16 +95,25 @@ slower_share() {
 # noise puts rows below 0.95; a program slower across the table shows as
 # clearly slower rows far beyond k.
 # $3, when given, names the rows judged in place of "whole table".
+# With summary_fields set, it prints the judgement as tab-separated fields
+# instead, for a program to read: the rows' name, their count, the median
+# ratio, the rows clearly slower, clearly faster, and the bound (the
+# three counts "-" when the runs are too few to judge a row).
 table_summary() {
 	local rows med
 	rows=$(cat)
 	[[ -n $rows ]] || return 1
 	med=$(median_of $(awk '{print $1}' <<<"$rows"))
-	awk -v t="$1" -v who="$2" -v med="$med" -v what="${3:-whole table}" '
+	awk -v t="$1" -v who="$2" -v med="$med" -v what="${3:-whole table}" -v fields="${summary_fields:-}" '
 		{ n++; if ($2 >= t) s++; if ($2 <= 1 - t) f++ }
 		END {
 			p = 0.05; pmf = (1 - p) ^ n; cdf = pmf
 			for (k = 0; cdf < 0.99 && k < n; k++) { pmf *= (n - k) / (k + 1) * p / (1 - p); cdf += pmf }
+			if (fields != "") {
+				if (t > 1) printf "%s\t%d\t%.3f\t-\t-\t-\n", what, n, med
+				else printf "%s\t%d\t%.3f\t%d\t%d\t%d\n", what, n, med, s, f, k
+				exit
+			}
 			printf "# %s: median ratio %.3f; ", what, med
 			if (t > 1) { print "no row can be clearly slower or faster with so few runs (REPS=3 or more)"; exit }
 			printf "rows with %s clearly slower %d, clearly faster %d (two equally fast programs: about %.0f each way, more than %d in under 1%% of tables)\n", who, s, f, n * p, k
@@ -152,16 +161,18 @@ row_kind() {
 # table, from "KIND<tab>ratio slower" lines on stdin, in the order the
 # kinds first appear; $1 and $2 as table_summary's. It prints nothing when
 # the rows are of one kind (the whole-table line says it all), unless $3 is
-# "all".
+# "all". With summary_fields set, each kind's fields are named by the kind
+# alone.
 kind_summaries() {
-	local lines kinds k n w
+	local lines kinds k n what
 	lines=$(cat)
 	mapfile -t kinds < <(cut -f1 <<<"$lines" | awk '!seen[$0]++')
 	((${#kinds[@]} > 1)) || [[ ${3:-} == all ]] || return 0
 	for k in "${kinds[@]}"; do
 		n=$(awk -F'\t' -v k="$k" '$1 == k' <<<"$lines" | wc -l)
-		((n == 1)) && w=row || w=rows
-		awk -F'\t' -v k="$k" '$1 == k {print $2}' <<<"$lines" | table_summary "$1" "$2" "$k, $n $w"
+		((n == 1)) && what="$k, 1 row" || what="$k, $n rows"
+		[[ -z ${summary_fields:-} ]] || what=$k # the count is a field of its own
+		awk -F'\t' -v k="$k" '$1 == k {print $2}' <<<"$lines" | table_summary "$1" "$2" "$what"
 	done
 }
 

@@ -132,7 +132,11 @@ summarize() {
 history() {
 	local f out lines=()
 	for f in "$@"; do
-		out=$(verb=-history summarize "$f" all) || exit
+		out=$(verb=-history summary_fields=1 summarize "$f" all) || exit
+		if [[ $(sed -n 2p <<<"$out" | cut -f4) == - ]]; then
+			echo "compare.sh: -history $f: fewer than 3 runs a row: no row can be clearly slower or faster (REPS=3 or more)" >&2
+			exit 2
+		fi
 		lines+=("$(history_line "$(summary_label "$f")" <<<"$out")")
 	done
 	# shellcheck disable=SC2059 # the format is history_fmt, the columns' one definition
@@ -144,13 +148,14 @@ history() {
 # history_fmt is the format of history's header and lines: their columns.
 history_fmt='%-17s %-11s %-18s %-13s %-15s %-17s %-27s %-16s %-16s %-16s %s\n'
 
-# history_line prints summarize's judgements of one table (on stdin) as a
-# line of history's; $1 names its first column (summary_label).
+# history_line prints summarize's judgements of one table (on stdin: its
+# first line, then table_summary's fields, summary_fields) as a line of
+# history's; $1 names its first column (summary_label).
 history_line() {
-	awk -v fmt="$history_fmt" -v label="$1" '
+	awk -F'\t' -v fmt="$history_fmt" -v label="$1" '
 		function cell(k) { return (k in med) ? sprintf("%s %d/%d [%d]", med[k], slow[k], fast[k], bound[k]) : "-" }
 		NR == 1 {
-			when = $2 " " $3
+			split($0, h, " "); when = h[2] " " h[3]
 			cpu = $0; sub(/^.*  Linux [^ ]+  /, "", cpu); sub(/  nproc .*/, "", cpu)
 			gsub(/\(R\)| Processor/, "", cpu)
 			commit = $0; sub(/^.*  commit /, "", commit)
@@ -158,13 +163,7 @@ history_line() {
 			tick = match($0, /, tick [^ ]+/) ? substr($0, RSTART + 7, RLENGTH - 7) : "-"
 			next
 		}
-		{
-			k = $0; sub(/^# /, "", k); sub(/: median ratio.*/, "", k); sub(/, [0-9]+ rows?$/, "", k)
-			split($0, a, "median ratio "); m = a[2]; sub(/;.*/, "", m); med[k] = m
-			split($0, a, "clearly slower "); slow[k] = a[2] + 0
-			split($0, a, "clearly faster "); fast[k] = a[2] + 0
-			split($0, a, "more than "); bound[k] = a[2] + 0
-		}
+		{ med[$1] = $3; slow[$1] = $4; fast[$1] = $5; bound[$1] = $6 }
 		END {
 			w = "whole table"; why = ""
 			if (med[w] + 0 < 0.99 || med[w] + 0 > 1.01) why = "median"

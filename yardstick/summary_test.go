@@ -147,7 +147,8 @@ configuration                                         C again          C   ratio
 // settings from its first line; each cell the median ratio, the rows
 // clearly slower and faster and chance's bound; the whole-table test and
 // what fails it; "-" for a kind the table does not hold; the tables in the
-// order they began; a missing table refused before anything is printed.
+// order they began; a missing table, and one of too few runs to judge,
+// refused before anything is printed.
 func TestCompareHistory(t *testing.T) {
 	bash := bashOrSkip(t)
 	dir := t.TempDir()
@@ -192,6 +193,20 @@ func TestCompareHistory(t *testing.T) {
 	code, stdout, stderr = runCmd(t, exec.Command(bash, "compare.sh", "-history", mixed, none))
 	if want := "compare.sh: -history " + none + ": no such readable file\n"; code != 2 || stdout != "" || stderr != want {
 		t.Errorf("compare.sh -history with a missing table: exit %d, stdout %q, stderr %q; want 2, nothing, %q", code, stdout, stderr, want)
+	}
+	// Two runs a row: -summary says no row can be judged; -history, whose
+	// test needs the counts, refuses the table rather than pass it on its
+	// median alone.
+	two := filepath.Join(dir, "two.txt")
+	twoRuns := "# 2026-12-03 09:00 UTC  Linux 6.18.44  AMD EPYC  nproc 2  clock tsc  fds 20000  REPS=2 DUR=3s C calls function, tick 10ms  commit 1e6562c\n" +
+		"configuration                                         pipebench          C   ratio  slower   runs (pipebench | C)\n" +
+		"-b epoll -n 10 -l 1 -writer self                           1000       1000   1.000    0.50   1000 1001 | 999 1000\n"
+	if err := os.WriteFile(two, []byte(twoRuns), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCmd(t, exec.Command(bash, "compare.sh", "-history", mixed, two))
+	if want := "compare.sh: -history " + two + ": fewer than 3 runs a row: no row can be clearly slower or faster (REPS=3 or more)\n"; code != 2 || stdout != "" || stderr != want {
+		t.Errorf("compare.sh -history with a table of two runs a row: exit %d, stdout %q, stderr %q; want 2, nothing, %q", code, stdout, stderr, want)
 	}
 }
 
