@@ -186,7 +186,7 @@ func (b *backend) Remove(fd int, tag int32) error {
 // case to waitOther and a failed call to finish: the common path keeps to
 // one test and no frame of ours before the system call.
 func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
-	if b.oneShot || b.top != b.epfd || b.syscallSleep || len(ready) == 0 {
+	if !b.plain() || len(ready) == 0 {
 		return b.waitOther(ready, timeout)
 	}
 	events := b.events[:min(len(ready), len(b.events))]
@@ -243,6 +243,19 @@ func tagsOf(ready []int32, events []unix.EpollEvent) int {
 func (b *backend) CtlCalls() uint64 { return b.ctl.Load() }
 
 func (b *backend) WaitSyscalls() uint64 { return b.calls }
+
+// plain says whether Wait is one epoll_pwait on the set and nothing else:
+// no one-shot re-arm, no nested sets, no sleep through syscall.Syscall.
+func (b *backend) plain() bool { return !b.oneShot && b.top == b.epfd && !b.syscallSleep }
+
+// EpollSet is pipebench.EpollSet: the set and the event array of a plain
+// Wait, for the reader to make that epoll_pwait itself.
+func (b *backend) EpollSet() (epfd int, events []unix.EpollEvent, ok bool) {
+	if !b.plain() {
+		return -1, nil, false
+	}
+	return b.epfd, b.events, true
+}
 
 func (b *backend) Close() error {
 	if b.epfd < 0 {
