@@ -121,9 +121,10 @@ func (r *reader) loop() error {
 // makes it: a call into the backend around the wait cost about half a
 // point of evts/sec. Its ordinary path then calls no function with a
 // stack check: a goroutine the runtime asks to stop (a stop-the-world)
-// stops at share's prologue, within publishEvery calls, or where the
-// runtime's signal finds it in Go code; a wait that signal interrupts is
-// made again by Wait, whose prologue is a stopping place too.
+// stops at share's prologue, within publishEvery calls or after a wait
+// that timed out, or where the runtime's signal finds it in Go code; a
+// wait that signal interrupts is made again by Wait, whose prologue is a
+// stopping place too.
 func (r *reader) hot() error {
 	r.syscalls = r.be.WaitSyscalls()
 	b := &r.held
@@ -137,6 +138,7 @@ func (r *reader) hot() error {
 		}
 		var n int
 		var err error
+		idle := false
 		if direct {
 			// A plain epoll set's Wait, here (EpollSet): its one
 			// epoll_pwait, then the events' tags into ready.
@@ -147,7 +149,7 @@ func (r *reader) hot() error {
 				for i, ev := range events[:m] {
 					r.ready[i] = ev.Fd
 				}
-				n = m
+				n, idle = m, m == 0
 			case unix.EINTR:
 				// Wait knows what an interrupted call needs, and its
 				// prologue is where the goroutine stops if the runtime's
@@ -243,7 +245,13 @@ func (r *reader) hot() error {
 				b.writes++
 			}
 		}
-		if b.calls >= publishEvery || r.ctr.want.Load() {
+		// A wait of the reader's own that timed out (idle) is followed
+		// by share, whose prologue is where the goroutine stops if the
+		// runtime asked it to: with asynchronous preemption off
+		// (GODEBUG=asyncpreemptoff=1) no signal ends those waits, and a
+		// stop-the-world that had stopped the writer would otherwise
+		// wait for publishEvery of them.
+		if b.calls >= publishEvery || idle || r.ctr.want.Load() {
 			r.share()
 		}
 	}
