@@ -1,9 +1,6 @@
 package pipebench_test
 
 import (
-	"os"
-	"os/exec"
-	"runtime"
 	"testing"
 	"time"
 
@@ -115,46 +112,5 @@ func TestReaderEpollWaitThroughSignals(t *testing.T) {
 	tot := res.Totals
 	if sent < 100 || w.waits == 0 || tot.WaitSyscalls <= tot.Calls {
 		t.Errorf("%d signals to the reader: %d readiness calls, %d wait system calls, %d calls of Wait; want some calls interrupted, handed to Wait and counted", sent, tot.Calls, tot.WaitSyscalls, w.waits)
-	}
-}
-
-// TestStopTheWorldWhileReaderWaits: with the runtime's asynchronous
-// preemption off (GODEBUG=asyncpreemptoff=1, set for a child run of this
-// test, since the runtime reads it once) no signal ends a wait of the
-// reader's, and a goroutine stops only at a function's prologue. A
-// stop-the-world in the middle of a run with a writer thread and one token
-// in flight stops the writer at its wait for credits; the reader, making
-// its own epoll_pwait, then waits for a token that does not come, one
-// timeout after another. It must stop after the first of them, not after
-// the hundreds a publication waits for.
-func TestStopTheWorldWhileReaderWaits(t *testing.T) {
-	if os.Getenv("PIPEBENCH_NOPREEMPT_CHILD") == "" {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestStopTheWorldWhileReaderWaits$", "-test.v")
-		cmd.Env = append(os.Environ(), "PIPEBENCH_NOPREEMPT_CHILD=1", "GODEBUG=asyncpreemptoff=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("the run with asynchronous preemption off: %v\n%s", err, out)
-		}
-		return
-	}
-	cfg := baseConfig()
-	cfg.Backend, cfg.Writer, cfg.InFlight = &epoll.LevelFactory, pipebench.WriterThread, 1
-	cfg.Duration, cfg.WaitTimeout = 1200*time.Millisecond, 50*time.Millisecond
-	took := make(chan time.Duration, 1)
-	cfg.OnSetup = func(pipebench.Setup) {
-		go func() {
-			time.Sleep(300 * time.Millisecond)
-			start := time.Now()
-			runtime.GC()
-			took <- time.Since(start)
-		}()
-	}
-	res, err := pipebench.Run(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkAccounting(t, res)
-	if d := <-took; d > 2*time.Second {
-		t.Errorf("runtime.GC took %v during the run: the reader did not stop at its first idle wait", d)
 	}
 }

@@ -249,8 +249,11 @@ func (r *reader) hot() error {
 		// by share, whose prologue is where the goroutine stops if the
 		// runtime asked it to: with asynchronous preemption off
 		// (GODEBUG=asyncpreemptoff=1) no signal ends those waits, and a
-		// stop-the-world that had stopped the writer would otherwise
-		// wait for publishEvery of them.
+		// stop-the-world that had stopped the writer thread would
+		// otherwise wait for publishEvery of them. (With preemption off,
+		// one that stops the reader first leaves a writer thread asleep
+		// for credits for good, in any version: its wait relies on the
+		// signal, tokens/syscalls.go.)
 		if b.calls >= publishEvery || idle || r.ctr.want.Load() {
 			r.share()
 		}
