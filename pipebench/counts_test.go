@@ -116,6 +116,34 @@ func TestRunArmFails(t *testing.T) {
 	}
 }
 
+// signalReader makes the run of cfg send the reader thread a signal every
+// period from setup until the window ends, and returns a function that,
+// once the run has returned, says how many it sent. The signal is SIGURG,
+// the Go runtime's own preemption signal: harmless to the process, and it
+// ends a wait or sleep of the reader's with EINTR.
+func signalReader(cfg *pipebench.Config, period time.Duration) (sent func() int) {
+	stop := make(chan struct{})
+	done := make(chan int, 1)
+	cfg.OnSetup = func(s pipebench.Setup) {
+		go func() {
+			n := 0
+			defer func() { done <- n }()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-time.After(period):
+				}
+				if unix.Tgkill(s.PID, s.ReaderTID, unix.SIGURG) == nil {
+					n++
+				}
+			}
+		}()
+	}
+	cfg.OnDone = func() { close(stop) }
+	return func() int { return <-done }
+}
+
 // TestRunDelayThroughSignals: -delay sleeps its whole time before every
 // readiness call even when signals keep interrupting the sleep (EINTR):
 // with a 40 ms delay, a 400 ms window holds about 10 calls, however many
@@ -123,31 +151,12 @@ func TestRunArmFails(t *testing.T) {
 func TestRunDelayThroughSignals(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Writer, cfg.Delay = pipebench.WriterSelf, 40*time.Millisecond
-	stop := make(chan struct{})
-	done := make(chan int)
-	cfg.OnSetup = func(s pipebench.Setup) {
-		go func() {
-			sent := 0
-			defer func() { done <- sent }()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(time.Millisecond):
-				}
-				// SIGURG, the Go runtime's own preemption signal: harmless.
-				if unix.Tgkill(s.PID, s.ReaderTID, unix.SIGURG) == nil {
-					sent++
-				}
-			}
-		}()
-	}
-	cfg.OnDone = func() { close(stop) }
+	signaled := signalReader(&cfg, time.Millisecond)
 	res, err := pipebench.Run(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent := <-done
+	sent := signaled()
 	checkAccounting(t, res)
 	most := uint64(cfg.Duration/cfg.Delay) + 2
 	if sent < 100 || res.Totals.Calls > most {

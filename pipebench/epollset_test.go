@@ -83,31 +83,12 @@ func TestReaderEpollWaitThroughSignals(t *testing.T) {
 	w := &watched{}
 	cfg := watchedConfig(epoll.LevelFactory, w)
 	cfg.Writer, cfg.InFlight = pipebench.WriterThread, 1
-	stop := make(chan struct{})
-	done := make(chan int)
-	cfg.OnSetup = func(s pipebench.Setup) {
-		go func() {
-			sent := 0
-			defer func() { done <- sent }()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-time.After(200 * time.Microsecond):
-				}
-				// SIGURG, the Go runtime's own preemption signal: harmless.
-				if unix.Tgkill(s.PID, s.ReaderTID, unix.SIGURG) == nil {
-					sent++
-				}
-			}
-		}()
-	}
-	cfg.OnDone = func() { close(stop) }
+	signaled := signalReader(&cfg, 200*time.Microsecond)
 	res, err := pipebench.Run(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sent := <-done
+	sent := signaled()
 	checkAccounting(t, res)
 	tot := res.Totals
 	if sent < 100 || w.waits == 0 || tot.WaitSyscalls <= tot.Calls {
