@@ -195,7 +195,7 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	if e != 0 {
 		return b.finish(ready, events, 0, e, timeout)
 	}
-	return tagsOf(ready, events[:n]), nil
+	return pipebench.EpollTags(ready, events[:n]), nil
 }
 
 // waitOther is Wait on a one-shot or nested set, or with SyscallSleep.
@@ -225,19 +225,11 @@ func (b *backend) finish(ready []int32, events []unix.EpollEvent, n int, err err
 	if err != nil {
 		return 0, fmt.Errorf("epoll_wait: %w", err)
 	}
-	tagsOf(ready, events[:n])
+	pipebench.EpollTags(ready, events[:n])
 	if b.oneShot {
 		b.disarmedBy(events[:n])
 	}
 	return n, nil
-}
-
-// tagsOf writes the tag of each of events into ready and returns how many.
-func tagsOf(ready []int32, events []unix.EpollEvent) int {
-	for i, ev := range events {
-		ready[i] = ev.Fd
-	}
-	return len(events)
 }
 
 func (b *backend) CtlCalls() uint64 { return b.ctl.Load() }

@@ -123,6 +123,16 @@ type EpollSet interface {
 	EpollSet() (epfd int, events []unix.EpollEvent, ok bool)
 }
 
+// EpollTags writes the tag of each of events (its Fd field, as EpollSet
+// says) into ready and returns how many: what a plain epoll set's wait
+// reports, whether the backend's Wait made it or the reader.
+func EpollTags(ready []int32, events []unix.EpollEvent) int {
+	for i, ev := range events {
+		ready[i] = ev.Fd
+	}
+	return len(events)
+}
+
 // Sharer is implemented by a Mechanism whose kernel instance several
 // threads may wait on at once, as epoll's can (Features Shares). Share
 // returns another Mechanism on the same instance, with buffers and counters

@@ -146,10 +146,7 @@ func (r *reader) hot() error {
 			b.direct++
 			switch e {
 			case 0:
-				for i, ev := range events[:m] {
-					r.ready[i] = ev.Fd
-				}
-				n, idle = m, m == 0
+				n, idle = EpollTags(r.ready, events[:m]), m == 0
 			case unix.EINTR:
 				// Wait knows what an interrupted call needs, and its
 				// prologue is where the goroutine stops if the runtime's
