@@ -263,6 +263,10 @@ func (c *Config) Validate() error {
 	if c.InFlight == 0 && c.writerMode() == WriterSelf {
 		return e(s("InFlight", 0), t(" (unbounded) needs a separate writer: use "), f("Writer"), t(" thread, process or auto"))
 	}
+	if mode := c.writerMode(); c.InFlight > 0 && (mode == WriterThread || mode == WriterAuto) && tokens.AsyncPreemptOff() {
+		return e(s("Writer", mode), t(" with GODEBUG=asyncpreemptoff=1: a writer thread's sleep for credits ends only on a credit or the runtime's preemption signal, so a garbage collection that stopped the reader first would wait for good: use "),
+			f("Writer"), t(" self or process, or run without asyncpreemptoff"))
+	}
 	return checkCPUs(c.CPUs)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/pipebench/pipebench/internal/tokens"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
@@ -112,6 +113,9 @@ func (c *Config) Validate() error {
 		return e(s("Duration", c.Duration), t(": want a positive duration (each setting runs that long)"))
 	case c.Interval <= 0 || c.Interval > c.Duration:
 		return e(s("Interval", c.Interval), t(": want a positive interval no longer than "), s("Duration", c.Duration))
+	case c.Mode == Threads && tokens.AsyncPreemptOff():
+		return e(s("Mode", c.Mode), t(" with GODEBUG=asyncpreemptoff=1: the writer's sleep for credits ends only on a credit or the runtime's preemption signal, so a garbage collection that stopped every waiter first would wait for good: use "),
+			s("Mode", Processes), t(", or run without asyncpreemptoff"))
 	}
 	return nil
 }

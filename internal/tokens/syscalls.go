@@ -73,7 +73,10 @@ func (e *shortWriteError) Error() string {
 //     reader would otherwise wait for credits that only the reader sends.
 //     It sleeps in ppoll(2) (awaitReadable), then reads: one system call
 //     more per sleep than C's read (the yardstick's -credit-wait read
-//     shows what it costs: yardstick/README.md).
+//     shows what it costs: yardstick/README.md). The signal that ends
+//     that sleep is the runtime's preemption signal: with asynchronous
+//     preemption off (GODEBUG=asyncpreemptoff=1) none is sent, and the
+//     harnesses refuse such a writer (AsyncPreemptOff).
 //
 // Writer.Run makes the wait in its own body, so that after the sleep only
 // the wait's frames return (awaitReadable's and the system call's).
