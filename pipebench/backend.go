@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // A backend is one of two small tables, as libevent's eventop and Go's
@@ -104,33 +102,6 @@ type Mechanism interface {
 	Interest
 	Wait(ready []int32, timeout time.Duration) (int, error)
 	WaitSyscalls() uint64
-}
-
-// EpollSet is implemented by a Mechanism that is an epoll set whose Wait
-// is one epoll_pwait and nothing else: no one-shot re-arm before it, no
-// nested sets, no sleep through the Go scheduler; each event's Fd field
-// holds the tag its descriptor was added with. EpollSet returns the set's
-// descriptor and the event array Wait passes to the kernel, or ok false
-// when Wait does more than that call. The harness's reader then makes
-// that epoll_pwait in its own loop and reads the tags from the events, as
-// the C yardstick's reader does: no backend code runs around its wait
-// (each call into the backend there cost about half a point of evts/sec;
-// docs/speed.md). It counts those system calls itself, with the readiness
-// calls' (WaitSyscalls counts the backend's own), and calls Wait, which
-// knows what an interrupted call needs, whenever its own call fails with
-// EINTR.
-type EpollSet interface {
-	EpollSet() (epfd int, events []unix.EpollEvent, ok bool)
-}
-
-// EpollTags writes the tag of each of events (its Fd field, as EpollSet
-// says) into ready and returns how many: what a plain epoll set's wait
-// reports, whether the backend's Wait made it or the reader.
-func EpollTags(ready []int32, events []unix.EpollEvent) int {
-	for i, ev := range events {
-		ready[i] = ev.Fd
-	}
-	return len(events)
 }
 
 // Sharer is implemented by a Mechanism whose kernel instance several

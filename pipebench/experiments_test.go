@@ -11,6 +11,7 @@ import (
 	"github.com/pipebench/pipebench/epoll"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/poll"
+	fdselect "github.com/pipebench/pipebench/select"
 )
 
 func TestRunSources(t *testing.T) {
@@ -40,7 +41,7 @@ func TestRunChurn(t *testing.T) {
 	for _, c := range []struct {
 		f          *pipebench.Factory
 		ctlPerEdit float64
-	}{{&poll.Factory, 0}, {&epoll.LevelFactory, 2}} {
+	}{{&poll.Factory, 0}, {&fdselect.Factory, 0}, {&epoll.LevelFactory, 2}} {
 		t.Run(c.f.Name, func(t *testing.T) {
 			cfg := baseConfig()
 			cfg.Backend, cfg.Churn, cfg.Writer = c.f, 3, pipebench.WriterSelf

@@ -48,6 +48,9 @@ type reader struct {
 	// is left of it after a signal.
 	delay *unix.Timespec
 	rem   unix.Timespec
+	// wts is the timeout of the reader's own ppoll or pselect6, set
+	// afresh before each: the kernel writes what is left of it back.
+	wts unix.Timespec
 	// syscalls is the backend's WaitSyscalls at the last publication, and
 	// held what the calls since then counted, published every
 	// publishEvery calls or when the reporter asks (counters.want).
@@ -117,19 +120,24 @@ func (r *reader) loop() error {
 // calls, whose returns cost nothing extra; but the credit word to a
 // single writer is written here too (its write is the last system call of
 // an event, and wakes the writer). The wait itself is made here when the
-// backend is a plain epoll set (EpollSet), as the C yardstick's reader
-// makes it: a call into the backend around the wait cost about half a
-// point of evts/sec. Its ordinary path then calls no function with a
-// stack check: a goroutine the runtime asks to stop (a stop-the-world)
-// stops at share's prologue, within publishEvery calls or after a wait
-// that timed out, or where the runtime's signal finds it in Go code; a
-// wait that signal interrupts is made again by Wait, whose prologue is a
-// stopping place too.
+// backend's Wait is one system call on a set it hands over (ownWait:
+// epoll_pwait, ppoll or pselect6), as the C yardstick's reader makes it:
+// a call into the backend around the wait cost about half a point of
+// evts/sec. The epoll path then calls no function with a stack check: a
+// goroutine the runtime asks to stop (a stop-the-world) stops at share's
+// prologue, within publishEvery calls or after a wait that timed out, or
+// where the runtime's signal finds it in Go code; a wait that signal
+// interrupts is made again by Wait, whose prologue is a stopping place
+// too.
 func (r *reader) hot() error {
 	r.syscalls = r.be.WaitSyscalls()
 	b := &r.held
-	epfd, events, direct := r.epollSet()
+	own := r.ownWait()
 	msec := uintptr(waitcall.Millis(r.timeout))
+	ts, tsp := unix.NsecToTimespec(int64(r.timeout)), &r.wts
+	if r.timeout < 0 {
+		tsp = nil
+	}
 	for !r.stop.Load() {
 		if r.delay != nil {
 			if err := waitcall.SleepFully(r.delay, &r.rem); err != nil {
@@ -139,21 +147,42 @@ func (r *reader) hot() error {
 		var n int
 		var err error
 		idle := false
-		if direct {
-			// A plain epoll set's Wait, here (EpollSet): its one
-			// epoll_pwait, then the events' tags into ready.
-			m, e := waitcall.Split(waitcall.Raw6(unix.SYS_EPOLL_PWAIT, uintptr(epfd), uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), msec, 0, 0))
+		if own.kind != waitThrough {
+			// The backend's Wait, here (waitsets.go): its one system
+			// call, then the ready tags from the set. ppoll and pselect6
+			// write what is left of the timeout back into it.
+			var r0 uintptr
+			switch own.kind {
+			case waitEpoll:
+				r0 = waitcall.Raw6(unix.SYS_EPOLL_PWAIT, uintptr(own.epfd), uintptr(unsafe.Pointer(unsafe.SliceData(own.events))), uintptr(len(own.events)), msec, 0, 0)
+			case waitPoll:
+				r.wts = ts
+				fds := own.poll.Fds
+				r0 = waitcall.Raw6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(unsafe.SliceData(fds))), uintptr(len(fds)), uintptr(unsafe.Pointer(tsp)), 0, 0, 0)
+			case waitSelect:
+				r.wts = ts
+				r0 = waitcall.Raw6(unix.SYS_PSELECT6, uintptr(own.sel.Nfds), uintptr(unsafe.Pointer(own.sel.Arm())), 0, 0, uintptr(unsafe.Pointer(tsp)), 0)
+			}
+			m, e := waitcall.Split(r0)
 			b.direct++
 			switch e {
 			case 0:
-				n, idle = EpollTags(r.ready, events[:m]), m == 0
+				switch own.kind {
+				case waitEpoll:
+					n = EpollTags(r.ready, own.events[:m])
+				case waitPoll:
+					n = own.poll.Ready(r.ready, m)
+				case waitSelect:
+					n = own.sel.Ready(r.ready, m)
+				}
+				idle = m == 0
 			case unix.EINTR:
 				// Wait knows what an interrupted call needs, and its
 				// prologue is where the goroutine stops if the runtime's
 				// signal asked it to.
 				n, err = r.be.Wait(r.ready, r.timeout)
 			default:
-				err = fmt.Errorf("epoll_wait: %w", e)
+				err = fmt.Errorf("%s: %w", own.kind, e)
 			}
 		} else {
 			n, err = r.be.Wait(r.ready, r.timeout)
@@ -248,9 +277,9 @@ func (r *reader) hot() error {
 		// (GODEBUG=asyncpreemptoff=1) no signal ends those waits, and a
 		// stop-the-world that had stopped the writer thread would
 		// otherwise wait for publishEvery of them. (With preemption off,
-		// one that stops the reader first leaves a writer thread asleep
-		// for credits for good, in any version: its wait relies on the
-		// signal, tokens/syscalls.go.)
+		// one that stopped the reader first would leave a writer thread
+		// asleep for credits for good: its wait relies on the signal,
+		// tokens/syscalls.go; Validate refuses that writer then.)
 		if b.calls >= publishEvery || idle || r.ctr.want.Load() {
 			r.share()
 		}
@@ -258,18 +287,55 @@ func (r *reader) hot() error {
 	return nil
 }
 
-// epollSet returns the set and the event array of a backend whose Wait
-// is one epoll_pwait (EpollSet), the array cut to what Wait would pass,
-// and whether there is one.
-func (r *reader) epollSet() (epfd int, events []unix.EpollEvent, ok bool) {
-	es, ok := r.be.(EpollSet)
-	if !ok {
-		return -1, nil, false
+// ownWait is the readiness call the reader makes in its own loop: the
+// set of a backend whose Wait is one system call on it and nothing else
+// (EpollSet, PollWait, SelectWait), or kind waitThrough, every call
+// through Wait.
+type ownWait struct {
+	kind   waitKind
+	epfd   int
+	events []unix.EpollEvent // cut to what Wait would pass
+	poll   *PollSet
+	sel    *SelectSet
+}
+
+// waitKind is which call the reader makes in its own loop, named after
+// it.
+type waitKind int
+
+const (
+	waitThrough waitKind = iota
+	waitEpoll
+	waitPoll
+	waitSelect
+)
+
+func (k waitKind) String() string {
+	return [...]string{"Wait", "epoll_pwait", "ppoll", "pselect6"}[k]
+}
+
+// ownWait returns the readiness call the reader can make itself, if its
+// backend offers its set, and there is room for what it reports.
+func (r *reader) ownWait() ownWait {
+	if len(r.ready) == 0 {
+		return ownWait{}
 	}
-	if epfd, events, ok = es.EpollSet(); !ok || len(events) == 0 || len(r.ready) == 0 {
-		return -1, nil, false
+	if es, ok := r.be.(EpollSet); ok {
+		if epfd, events, ok := es.EpollSet(); ok && len(events) > 0 {
+			return ownWait{kind: waitEpoll, epfd: epfd, events: events[:min(len(r.ready), len(events))]}
+		}
 	}
-	return epfd, events[:min(len(r.ready), len(events))], true
+	if ps, ok := r.be.(PollWait); ok {
+		if set, ok := ps.PollSet(); ok {
+			return ownWait{kind: waitPoll, poll: set}
+		}
+	}
+	if ss, ok := r.be.(SelectWait); ok {
+		if set, ok := ss.SelectSet(); ok {
+			return ownWait{kind: waitSelect, sel: set}
+		}
+	}
+	return ownWait{}
 }
 
 // share publishes what the reader holds and answers the reporter if it
@@ -289,7 +355,7 @@ func (r *reader) share() {
 type batch struct {
 	events, tokens, reads, writes, spurious, changes uint64
 	calls, empty                                     uint64 // calls, and those that returned nothing
-	direct                                           uint64 // epoll_pwait calls made by the reader itself (EpollSet)
+	direct                                           uint64 // readiness system calls made by the reader itself (ownWait)
 }
 
 // readErr is the error of a read of pipe tag (fd) that failed with e, or

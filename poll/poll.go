@@ -27,13 +27,14 @@ var Factory = pipebench.Factory{
 	Open:    open,
 }
 
-// backend keeps fds and tags in parallel so that the array handed to the
-// kernel is exactly the registered set; index maps a descriptor to its
-// position so that Remove can swap the last entry into the hole.
+// backend keeps its interest set (the array handed to the kernel,
+// exactly the registered set, and each entry's tag) in a pipebench.PollSet,
+// which it hands to the reader (pipebench.PollWait); index maps a
+// descriptor to its position so that Remove can swap the last entry into
+// the hole.
 type backend struct {
-	fds   []unix.PollFd
-	tags  []int32
-	index []int32 // index[fd] is fd's position in fds, or -1
+	set   pipebench.PollSet
+	index []int32 // index[fd] is fd's position in set.Fds, or -1
 	ts    unix.Timespec
 	calls uint64 // ppoll calls, for WaitSyscalls
 }
@@ -43,8 +44,10 @@ func open(o pipebench.Options) (pipebench.Mechanism, error) {
 		return nil, fmt.Errorf("poll: negative size in options (pipes %d, max fd %d)", o.Pipes, o.MaxFD)
 	}
 	return &backend{
-		fds:   make([]unix.PollFd, 0, o.Pipes),
-		tags:  make([]int32, 0, o.Pipes),
+		set: pipebench.PollSet{
+			Fds:  make([]unix.PollFd, 0, o.Pipes),
+			Tags: make([]int32, 0, o.Pipes),
+		},
 		index: waitcall.Grow[int32](nil, o.MaxFD, -1),
 	}, nil
 }
@@ -55,11 +58,12 @@ func (b *backend) Add(fd int, tag int32) error {
 	}
 	b.index = waitcall.Grow(b.index, fd, -1)
 	if i := b.index[fd]; i >= 0 {
-		return fmt.Errorf("poll add fd %d: already registered with tag %d", fd, b.tags[i])
+		return fmt.Errorf("poll add fd %d: already registered with tag %d", fd, b.set.Tags[i])
 	}
-	b.index[fd] = int32(len(b.fds))
-	b.fds = append(b.fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
-	b.tags = append(b.tags, tag)
+	s := &b.set
+	b.index[fd] = int32(len(s.Fds))
+	s.Fds = append(s.Fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+	s.Tags = append(s.Tags, tag)
 	return nil
 }
 
@@ -67,11 +71,12 @@ func (b *backend) Remove(fd int, tag int32) error {
 	if fd < 0 || fd >= len(b.index) || b.index[fd] < 0 {
 		return fmt.Errorf("poll remove fd %d: not registered", fd)
 	}
-	i, last := b.index[fd], len(b.fds)-1
-	b.fds[i], b.tags[i] = b.fds[last], b.tags[last]
-	b.index[b.fds[i].Fd] = i
+	s := &b.set
+	i, last := b.index[fd], len(s.Fds)-1
+	s.Fds[i], s.Tags[i] = s.Fds[last], s.Tags[last]
+	b.index[s.Fds[i].Fd] = i
 	b.index[fd] = -1
-	b.fds, b.tags = b.fds[:last], b.tags[:last]
+	s.Fds, s.Tags = s.Fds[:last], s.Tags[:last]
 	return nil
 }
 
@@ -86,17 +91,17 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	for t := timeout; ; {
 		fds, ts := b.args(t)
 		b.calls++
-		n, e := waitcall.Split(waitcall.Raw6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(fds)), uintptr(len(b.fds)), uintptr(unsafe.Pointer(ts)), 0, 0, 0))
+		n, e := waitcall.Split(waitcall.Raw6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(fds)), uintptr(len(b.set.Fds)), uintptr(unsafe.Pointer(ts)), 0, 0, 0))
 		switch e {
 		case 0:
-			return b.report(ready, n), nil
+			return b.set.Ready(ready, n), nil
 		case unix.EINTR:
 			var ok bool
 			if t, ok = waitcall.Interrupted(timeout, &start); !ok {
 				return 0, nil
 			}
 		default:
-			return 0, fmt.Errorf("poll %d fds: %w", len(b.fds), e)
+			return 0, fmt.Errorf("poll %d fds: %w", len(b.set.Fds), e)
 		}
 	}
 }
@@ -105,8 +110,8 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 // no signal mask: the registered set and the timeout (nil to block).
 func (b *backend) args(timeout time.Duration) (*unix.PollFd, *unix.Timespec) {
 	var fds *unix.PollFd
-	if len(b.fds) > 0 {
-		fds = &b.fds[0]
+	if len(b.set.Fds) > 0 {
+		fds = &b.set.Fds[0]
 	}
 	if timeout < 0 {
 		return fds, nil
@@ -115,24 +120,8 @@ func (b *backend) args(timeout time.Duration) (*unix.PollFd, *unix.Timespec) {
 	return fds, &b.ts
 }
 
-// report stores in ready the tags of the descriptors a ppoll that returned
-// n found ready, and returns how many. n counts the entries with any
-// revents. We ask only for POLLIN, so a nonzero revents is POLLIN, POLLHUP
-// (end of file), POLLERR or POLLNVAL; all of them are reported, since the
-// caller's read is what tells them apart, and a POLLNVAL left unreported
-// would turn Wait into a busy loop.
-func (b *backend) report(ready []int32, n int) int {
-	k := 0
-	for i := 0; n > 0 && k < len(ready) && i < len(b.fds); i++ {
-		if b.fds[i].Revents == 0 {
-			continue
-		}
-		n--
-		ready[k] = b.tags[i]
-		k++
-	}
-	return k
-}
+// PollSet is pipebench.PollWait: Wait is always one ppoll on the set.
+func (b *backend) PollSet() (*pipebench.PollSet, bool) { return &b.set, true }
 
 func (b *backend) CtlCalls() uint64 { return 0 }
 

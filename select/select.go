@@ -29,16 +29,14 @@ var Factory = pipebench.Factory{
 	Open:    open,
 }
 
-// backend keeps the interest bitmap and a work bitmap that the kernel
-// overwrites; words are unsigned longs as the kernel reads them, which on
-// 64-bit Linux is exactly a []uint64 in memory.
+// backend keeps its interest set (the interest bitmap, the work bitmap
+// the kernel overwrites, each descriptor's tag and nfds) in a
+// pipebench.SelectSet, which it hands to the reader
+// (pipebench.SelectWait).
 type backend struct {
-	interest []uint64
-	work     []uint64
-	tags     []int32 // tags[fd], meaningful where fd's interest bit is set
-	nfds     int     // highest registered descriptor + 1
-	ts       unix.Timespec
-	calls    uint64 // pselect6 calls, for WaitSyscalls
+	set   pipebench.SelectSet
+	ts    unix.Timespec
+	calls uint64 // pselect6 calls, for WaitSyscalls
 }
 
 func open(o pipebench.Options) (pipebench.Mechanism, error) {
@@ -52,14 +50,15 @@ func open(o pipebench.Options) (pipebench.Mechanism, error) {
 
 // grow makes room for descriptor fd in all three tables.
 func (b *backend) grow(fd int) {
-	w := fd / 64
-	b.interest = waitcall.Grow(b.interest, w, 0)
-	b.work = waitcall.Grow(b.work, len(b.interest)-1, 0)
-	b.tags = waitcall.Grow(b.tags, len(b.interest)*64-1, -1)
+	s := &b.set
+	s.Interest = waitcall.Grow(s.Interest, fd/64, 0)
+	s.Work = waitcall.Grow(s.Work, len(s.Interest)-1, 0)
+	s.Tags = waitcall.Grow(s.Tags, len(s.Interest)*64-1, -1)
 }
 
 func (b *backend) registered(fd int) bool {
-	return fd >= 0 && fd/64 < len(b.interest) && b.interest[fd/64]&(1<<(fd%64)) != 0
+	s := &b.set
+	return fd >= 0 && fd/64 < len(s.Interest) && s.Interest[fd/64]&(1<<(fd%64)) != 0
 }
 
 func (b *backend) Add(fd int, tag int32) error {
@@ -68,11 +67,12 @@ func (b *backend) Add(fd int, tag int32) error {
 	}
 	b.grow(fd)
 	if b.registered(fd) {
-		return fmt.Errorf("select add fd %d: already registered with tag %d", fd, b.tags[fd])
+		return fmt.Errorf("select add fd %d: already registered with tag %d", fd, b.set.Tags[fd])
 	}
-	b.interest[fd/64] |= 1 << (fd % 64)
-	b.tags[fd] = tag
-	b.nfds = max(b.nfds, fd+1)
+	s := &b.set
+	s.Interest[fd/64] |= 1 << (fd % 64)
+	s.Tags[fd] = tag
+	s.Nfds = max(s.Nfds, fd+1)
 	return nil
 }
 
@@ -80,17 +80,18 @@ func (b *backend) Remove(fd int, tag int32) error {
 	if !b.registered(fd) {
 		return fmt.Errorf("select remove fd %d: not registered", fd)
 	}
-	b.interest[fd/64] &^= 1 << (fd % 64)
-	if fd+1 == b.nfds {
-		b.nfds = b.highest() + 1
+	s := &b.set
+	s.Interest[fd/64] &^= 1 << (fd % 64)
+	if fd+1 == s.Nfds {
+		s.Nfds = b.highest() + 1
 	}
 	return nil
 }
 
 // highest returns the highest registered descriptor, or -1 if none.
 func (b *backend) highest() int {
-	for w := (b.nfds - 1) / 64; w >= 0; w-- {
-		if word := b.interest[w]; word != 0 {
+	for w := (b.set.Nfds - 1) / 64; w >= 0; w-- {
+		if word := b.set.Interest[w]; word != 0 {
 			return w*64 + 63 - bits.LeadingZeros64(word)
 		}
 	}
@@ -110,31 +111,26 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	for t := timeout; ; {
 		set, ts := b.args(t)
 		b.calls++
-		n, e := waitcall.Split(waitcall.Raw6(unix.SYS_PSELECT6, uintptr(b.nfds), uintptr(unsafe.Pointer(set)), 0, 0, uintptr(unsafe.Pointer(ts)), 0))
+		n, e := waitcall.Split(waitcall.Raw6(unix.SYS_PSELECT6, uintptr(b.set.Nfds), uintptr(unsafe.Pointer(set)), 0, 0, uintptr(unsafe.Pointer(ts)), 0))
 		switch e {
 		case 0:
-			return b.report(ready, n), nil
+			return b.set.Ready(ready, n), nil
 		case unix.EINTR:
 			var ok bool
 			if t, ok = waitcall.Interrupted(timeout, &start); !ok {
 				return 0, nil
 			}
 		default:
-			return 0, fmt.Errorf("pselect6 nfds %d: %w", b.nfds, e)
+			return 0, fmt.Errorf("pselect6 nfds %d: %w", b.set.Nfds, e)
 		}
 	}
 }
 
 // args are the arguments of a pselect6 call with timeout: the work bitmap,
-// the interest bitmap copied in afresh on every call (the kernel clears
-// it when it times out), and the timeout (nil to block).
+// the interest bitmap copied in afresh on every call (SelectSet.Arm), and
+// the timeout (nil to block).
 func (b *backend) args(timeout time.Duration) (*uint64, *unix.Timespec) {
-	words := (b.nfds + 63) / 64
-	copy(b.work[:words], b.interest[:words])
-	var set *uint64
-	if words > 0 {
-		set = &b.work[0]
-	}
+	set := b.set.Arm()
 	if timeout < 0 {
 		return set, nil
 	}
@@ -142,20 +138,9 @@ func (b *backend) args(timeout time.Duration) (*uint64, *unix.Timespec) {
 	return set, &b.ts
 }
 
-// report stores in ready the tags of the n descriptors a pselect6 found
-// ready, in descriptor order, and returns how many.
-func (b *backend) report(ready []int32, n int) int {
-	k := 0
-	words := b.work[:(b.nfds+63)/64]
-	for w := 0; n > 0 && k < len(ready) && w < len(words); w++ {
-		for word := words[w]; word != 0 && k < len(ready); word &= word - 1 {
-			ready[k] = b.tags[w*64+bits.TrailingZeros64(word)]
-			k++
-			n--
-		}
-	}
-	return k
-}
+// SelectSet is pipebench.SelectWait: Wait is always one pselect6 on the
+// set.
+func (b *backend) SelectSet() (*pipebench.SelectSet, bool) { return &b.set, true }
 
 func (b *backend) CtlCalls() uint64 { return 0 }
 

@@ -25,7 +25,7 @@ var hotFuncs = []string{
 	"poll.(*backend).Wait",
 	"select.(*backend).Wait",
 	"select.(*backend).args",
-	"select.(*backend).report",
+	"pipebench.(*SelectSet).Ready",
 	"uring.(*backend).Wait",
 	"uring.(*backend).reap",
 	"uring.(*ring).enter",
