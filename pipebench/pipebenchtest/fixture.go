@@ -108,6 +108,14 @@ func (x *fixture) waitInto(ready []int32, timeout time.Duration) []int {
 	if err != nil {
 		x.t.Fatalf("wait (%s): %v", timeoutName(timeout), err)
 	}
+	return x.reported(ready, n)
+}
+
+// reported checks what a readiness call that stored n tags in ready must
+// satisfy: a count within ready, only registered tags, none twice. It
+// returns the indexes of the reported pipes.
+func (x *fixture) reported(ready []int32, n int) []int {
+	x.t.Helper()
 	if n < 0 || n > len(ready) {
 		x.t.Fatalf("wait returned %d with a ready slice of %d", n, len(ready))
 	}

@@ -97,6 +97,7 @@ var mechanismChecks = []check{
 	{"CtlCalls", checkCtlCalls},
 	{"WaitSyscalls", checkWaitSyscalls},
 	{"Arm", checkArm},
+	{"OwnWait", checkOwnWait},
 	{"Registration", checkRegistration},
 	{"Runs", checkRuns},
 }
