@@ -28,9 +28,13 @@ type Environment struct {
 	KernelBuild string `json:"kernel_build"` // uname version
 	Arch        string `json:"arch"`
 	CPUModel    string `json:"cpu_model"`
-	Cores       int    `json:"cores"`
-	GoVersion   string `json:"go_version"`
-	GOMAXPROCS  int    `json:"gomaxprocs"`
+	// CPUSignature is /proc/cpuinfo's family and model numbers ("family
+	// 26 model 2"), which tell apart hosts whose model name is the same
+	// (a VM's "AMD EPYC" on two generations); empty where not exposed.
+	CPUSignature string `json:"cpu_signature,omitempty"`
+	Cores        int    `json:"cores"`
+	GoVersion    string `json:"go_version"`
+	GOMAXPROCS   int    `json:"gomaxprocs"`
 	// FDSoft and FDHard are RLIMIT_NOFILE when the environment was read.
 	FDSoft uint64 `json:"fd_soft_limit"`
 	FDHard uint64 `json:"fd_hard_limit"`
@@ -87,6 +91,7 @@ func ReadFS(root fs.FS) Environment {
 	} else {
 		e.Missing = append(e.Missing, err.Error())
 	}
+	e.CPUSignature = cpuSignature(root)
 	if b, err := fs.ReadFile(root, "sys/devices/system/clocksource/clocksource0/current_clocksource"); err == nil {
 		e.ClockSource = strings.TrimSpace(string(b))
 	} else {
@@ -118,6 +123,43 @@ func cpuModel(root fs.FS) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("cpu model: no model name in /proc/cpuinfo")
+}
+
+// cpuSignature is the first CPU's "family F model M" from /proc/cpuinfo,
+// or "" when either is missing (architectures other than x86 name them
+// otherwise).
+func cpuSignature(root fs.FS) string {
+	b, err := fs.ReadFile(root, "proc/cpuinfo")
+	if err != nil {
+		return ""
+	}
+	var family, model string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() && (family == "" || model == "") {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "cpu family":
+			family = strings.TrimSpace(v)
+		case "model":
+			model = strings.TrimSpace(v)
+		}
+	}
+	if family == "" || model == "" {
+		return ""
+	}
+	return "family " + family + " model " + model
+}
+
+// CPU is the CPU's model name with its signature, when known: "AMD EPYC
+// (family 26 model 2)".
+func (e *Environment) CPU() string {
+	if e.CPUSignature == "" {
+		return e.CPUModel
+	}
+	return e.CPUModel + " (" + e.CPUSignature + ")"
 }
 
 func mitigations(root fs.FS) (map[string]string, error) {

@@ -13,6 +13,9 @@ func TestReadFSFixture(t *testing.T) {
 	if e.CPUModel != "Intel(R) Xeon(R) Test CPU @ 2.00GHz" {
 		t.Errorf("cpu model %q", e.CPUModel)
 	}
+	if e.CPUSignature != "family 6 model 85" || e.CPU() != "Intel(R) Xeon(R) Test CPU @ 2.00GHz (family 6 model 85)" {
+		t.Errorf("cpu signature %q, cpu %q", e.CPUSignature, e.CPU())
+	}
 	if e.ClockSource != "kvm-clock" {
 		t.Errorf("clock source %q", e.ClockSource)
 	}
@@ -92,5 +95,16 @@ func TestBuildString(t *testing.T) {
 	}
 	if b := ReadBuild(); b.Module == "" || b.Revision == "" || b.Version == "" {
 		t.Errorf("an empty field, want %q where the build does not say: %+v", Unknown, b)
+	}
+}
+
+// A host whose cpuinfo names no family or model (another architecture, a
+// trimmed container) keeps its model name alone, with no empty brackets.
+func TestCPUWithoutSignature(t *testing.T) {
+	for _, info := range []string{"model name\t: X\n", "model name\t: X\ncpu family\t: 25\n", "model name\t: X\nmodel\t\t: 1\n"} {
+		e := ReadFS(fstest.MapFS{"proc/cpuinfo": {Data: []byte(info)}})
+		if e.CPUSignature != "" || e.CPU() != "X" {
+			t.Errorf("cpuinfo %q: signature %q, cpu %q", info, e.CPUSignature, e.CPU())
+		}
 	}
 }

@@ -348,7 +348,7 @@ func (c *Comparison) differences(records []*Loaded) {
 		{"kernel", env(func(e *envinfo.Environment) string { return e.Kernel }), true},
 		{"kernel build", env(func(e *envinfo.Environment) string { return e.KernelBuild }), true},
 		{"kernel command line", env(func(e *envinfo.Environment) string { return e.KernelCmdline }), false},
-		{"cpu", env(func(e *envinfo.Environment) string { return e.CPUModel }), false},
+		{"cpu", env(func(e *envinfo.Environment) string { return e.CPU() }), false},
 		{"cores", env(func(e *envinfo.Environment) string { return fmt.Sprint(e.Cores) }), false},
 		{"smt", env(func(e *envinfo.Environment) string { return e.SMT }), false},
 		{"numa nodes", env(func(e *envinfo.Environment) string { return fmt.Sprint(e.NUMANodes) }), false},
@@ -419,5 +419,5 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 // shortMachine is what a comparison's head says of a record's machine;
 // the rest of it is compared fact by fact (Differences).
 func shortMachine(e *envinfo.Environment) string {
-	return fmt.Sprintf("Linux %s, %s, %d cores, clock %s, %s", e.Kernel, e.CPUModel, e.Cores, e.ClockSource, e.GoVersion)
+	return fmt.Sprintf("Linux %s, %s, %d cores, clock %s, %s", e.Kernel, e.CPU(), e.Cores, e.ClockSource, e.GoVersion)
 }

@@ -289,7 +289,7 @@ func MachineLine(e envinfo.Environment, lent int, pinning string) string {
 		procs += ", " + pinning
 	}
 	parts := []string{
-		"Linux " + e.Kernel, e.CPUModel, fmt.Sprintf("%d cores", e.Cores), e.GoVersion,
+		"Linux " + e.Kernel, e.CPU(), fmt.Sprintf("%d cores", e.Cores), e.GoVersion,
 		procs, fmt.Sprintf("fds %d/%d", e.FDSoft, e.FDHard),
 		"clock " + e.ClockSource, "mitigations " + e.MitigationSummary(),
 	}
