@@ -146,7 +146,7 @@ history() {
 }
 
 # history_fmt is the format of history's header and lines: their columns.
-history_fmt='%-17s %-11s %-18s %-13s %-15s %-17s %-27s %-16s %-16s %-16s %s\n'
+history_fmt='%-17s %-16s %-18s %-13s %-15s %-17s %-27s %-16s %-16s %-16s %s\n'
 
 # history_line prints summarize's judgements of one table (on stdin: its
 # first line, then table_summary's fields, summary_fields) as a line of
@@ -158,6 +158,11 @@ history_line() {
 			split($0, h, " "); when = h[2] " " h[3]
 			cpu = $0; sub(/^.*  Linux [^ ]+  /, "", cpu); sub(/  nproc .*/, "", cpu)
 			gsub(/\(R\)| Processor/, "", cpu)
+			# "AMD EPYC (family 26 model 2)" (header) as "AMD EPYC 26/2"
+			if (match(cpu, / \(family [0-9]+ model [0-9]+\)$/)) {
+				sig = substr(cpu, RSTART + 9, RLENGTH - 10); sub(/ model /, "/", sig)
+				cpu = substr(cpu, 1, RSTART - 1) " " sig
+			}
 			commit = $0; sub(/^.*  commit /, "", commit)
 			calls = match($0, /C calls [a-z]+/) ? substr($0, RSTART + 8, RLENGTH - 8) : "inline"
 			tick = match($0, /, tick [^ ]+/) ? substr($0, RSTART + 7, RLENGTH - 7) : "-"

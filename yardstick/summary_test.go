@@ -135,7 +135,7 @@ func TestCompareSummaryRecords(t *testing.T) {
 
 // selfTable is a table of self rows only, the yardstick against itself,
 // whose judgement passes: a median of 1.000, no row clearly either way.
-const selfTable = `# 2026-12-03 08:12 UTC  Linux 6.18.44  AMD EPYC  nproc 2  clock tsc  fds 20000  REPS=3 DUR=3s C calls inline AA=1 (the yardstick against itself)  commit 1e6562c
+const selfTable = `# 2026-12-03 08:12 UTC  Linux 6.18.44  AMD EPYC (family 26 model 2)  nproc 2  clock tsc  fds 20000  REPS=3 DUR=3s C calls inline AA=1 (the yardstick against itself)  commit 1e6562c
 configuration                                         C again          C   ratio  slower   runs (C again | C)
 -b epoll -n 10 -l 1 -writer self                            990       1000   0.990    0.67   990 985 1005 | 1000 995 1001
 -b poll -n 10 -l 1 -writer self                            1010       1000   1.010    0.33   1010 1015 995 | 1000 1005 999
@@ -143,7 +143,8 @@ configuration                                         C again          C   ratio
 `
 
 // TestCompareHistory checks compare.sh -history on tables whose judgements
-// are known: one line a table, its time, CPU, commit, first column and C
+// are known: one line a table, its time, CPU (with its family/model where
+// the header names them), commit, first column and C
 // settings from its first line; each cell the median ratio, the rows
 // clearly slower and faster and chance's bound; the whole-table test and
 // what fails it; "-" for a kind the table does not hold; the tables in the
@@ -169,7 +170,7 @@ func TestCompareHistory(t *testing.T) {
 		{"table", "(UTC)", "CPU", "commit", "first", "column", "C", "calls,", "tick", "whole", "table", "test", "self", "thr/proc", "-l", "1+", "thr/proc", "-l", "0", "one", "CPU"},
 		{"2026-12-02", "05:41", "Intel", "Xeon", "627ea70", "pipebench", "function,", "10ms", "0.980", "1/1", "[2]", "fails:", "median",
 			"0.925", "1/0", "[1]", "1.100", "0/1", "[1]", "1.000", "0/0", "[1]", "0.980", "0/0", "[1]"},
-		{"2026-12-03", "08:12", "AMD", "EPYC", "1e6562c", "C", "again", "inline,", "-", "1.000", "0/0", "[1]", "passes",
+		{"2026-12-03", "08:12", "AMD", "EPYC", "26/2", "1e6562c", "C", "again", "inline,", "-", "1.000", "0/0", "[1]", "passes",
 			"1.000", "0/0", "[1]", "-", "-", "-"},
 	} {
 		if got := fields(lines[i]); strings.Join(got, " ") != strings.Join(want, " ") {
