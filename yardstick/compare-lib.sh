@@ -33,14 +33,17 @@ build_all() {
 # model name, family and model), cores,
 # clock source, descriptor limit, the commit, and what the caller adds.
 header() {
-	local commit cpu sig clock
+	local commit cpu clock
 	commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 	git diff --quiet HEAD 2>/dev/null || commit+="+changes"
-	cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-	# The family and model numbers, which tell apart hosts of one model
-	# name (a VM's "AMD EPYC" on two generations).
-	sig=$(awk -F'[ \t]*: *' '$1 == "cpu family" {f = $2} $1 == "model" {m = $2} f != "" && m != "" {print "family " f " model " m; exit}' /proc/cpuinfo)
-	[[ -z $cpu || -z $sig ]] || cpu+=" ($sig)"
+	# The first CPU's model name, with its family and model numbers where
+	# cpuinfo has them: they tell apart hosts of one model name (a VM's
+	# "AMD EPYC" on two generations).
+	cpu=$(awk -F'[ \t]*: *' '
+		$1 == "model name" && n == "" {n = $2}
+		$1 == "cpu family" && f == "" {f = $2}
+		$1 == "model" && m == "" {m = $2}
+		END {if (n != "" && f != "" && m != "") n = n " (family " f " model " m ")"; print n}' /proc/cpuinfo)
 	clock=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)
 	echo "# $(date -u '+%Y-%m-%d %H:%M UTC')  Linux $(uname -r)  ${cpu:-unknown CPU}  nproc $(nproc)  clock $clock  fds $(ulimit -Hn)  $*  commit $commit"
 }

@@ -86,12 +86,17 @@ func ReadFS(root fs.FS) Environment {
 	} else {
 		e.Missing = append(e.Missing, fmt.Sprintf("RLIMIT_NOFILE: %v", err))
 	}
-	if m, err := cpuModel(root); err == nil {
+	info, err := cpuinfo(root)
+	m, ok := cpuModel(info)
+	switch {
+	case err != nil:
+		e.Missing = append(e.Missing, fmt.Sprintf("cpu model: %v", err))
+	case !ok:
+		e.Missing = append(e.Missing, "cpu model: no model name in /proc/cpuinfo")
+	default:
 		e.CPUModel = m
-	} else {
-		e.Missing = append(e.Missing, err.Error())
 	}
-	e.CPUSignature = cpuSignature(root)
+	e.CPUSignature = cpuSignature(info)
 	if b, err := fs.ReadFile(root, "sys/devices/system/clocksource/clocksource0/current_clocksource"); err == nil {
 		e.ClockSource = strings.TrimSpace(string(b))
 	} else {
@@ -106,47 +111,43 @@ func ReadFS(root fs.FS) Environment {
 	return e
 }
 
-func cpuModel(root fs.FS) (string, error) {
+// cpuinfo is /proc/cpuinfo's first value of each key: the first CPU's,
+// for the keys every CPU repeats.
+func cpuinfo(root fs.FS) (map[string]string, error) {
 	b, err := fs.ReadFile(root, "proc/cpuinfo")
 	if err != nil {
-		return "", fmt.Errorf("cpu model: %w", err)
+		return nil, err
 	}
+	info := map[string]string{}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), ":")
 		if !ok {
 			continue
 		}
-		switch strings.TrimSpace(k) {
-		case "model name", "Model", "cpu model":
-			return strings.TrimSpace(v), nil
+		k = strings.TrimSpace(k)
+		if _, seen := info[k]; !seen {
+			info[k] = strings.TrimSpace(v)
 		}
 	}
-	return "", fmt.Errorf("cpu model: no model name in /proc/cpuinfo")
+	return info, nil
 }
 
-// cpuSignature is the first CPU's "family F model M" from /proc/cpuinfo,
-// or "" when either is missing (architectures other than x86 name them
-// otherwise).
-func cpuSignature(root fs.FS) string {
-	b, err := fs.ReadFile(root, "proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	var family, model string
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() && (family == "" || model == "") {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok {
-			continue
-		}
-		switch strings.TrimSpace(k) {
-		case "cpu family":
-			family = strings.TrimSpace(v)
-		case "model":
-			model = strings.TrimSpace(v)
+// cpuModel is the CPU's model name, under whichever name the architecture
+// gives it.
+func cpuModel(info map[string]string) (string, bool) {
+	for _, k := range []string{"model name", "Model", "cpu model"} {
+		if m, ok := info[k]; ok {
+			return m, true
 		}
 	}
+	return "", false
+}
+
+// cpuSignature is the first CPU's "family F model M", or "" when either is
+// missing (architectures other than x86 name them otherwise).
+func cpuSignature(info map[string]string) string {
+	family, model := info["cpu family"], info["model"]
 	if family == "" || model == "" {
 		return ""
 	}

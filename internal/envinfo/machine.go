@@ -3,6 +3,7 @@ package envinfo
 import (
 	"fmt"
 	"io/fs"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -73,7 +74,7 @@ func hypervisor(root fs.FS) string {
 	}
 	vendor, _ := readLine(root, "sys/class/dmi/id/sys_vendor")
 	product, _ := readLine(root, "sys/class/dmi/id/product_name")
-	if b, err := fs.ReadFile(root, "proc/cpuinfo"); err == nil && hasFlag(string(b), "hypervisor") {
+	if info, err := cpuinfo(root); err == nil && hasFlag(info, "hypervisor") {
 		if v := strings.TrimSpace(vendor + " " + product); v != "" {
 			return v
 		}
@@ -82,20 +83,9 @@ func hypervisor(root fs.FS) string {
 	return ""
 }
 
-// hasFlag says whether the first flags line of cpuinfo lists flag.
-func hasFlag(cpuinfo, flag string) bool {
-	for _, line := range strings.Split(cpuinfo, "\n") {
-		k, v, ok := strings.Cut(line, ":")
-		if ok && strings.TrimSpace(k) == "flags" {
-			for _, f := range strings.Fields(v) {
-				if f == flag {
-					return true
-				}
-			}
-			return false
-		}
-	}
-	return false
+// hasFlag says whether cpuinfo's first flags line lists flag.
+func hasFlag(info map[string]string, flag string) bool {
+	return slices.Contains(strings.Fields(info["flags"]), flag)
 }
 
 func readLine(root fs.FS, name string) (string, error) {
