@@ -54,7 +54,9 @@
 # the loop, as a Go program must (CALLS=function, the default: the C
 # programs' -calls); CALLS=inline puts the syscall instruction in their
 # loops' own code, which no Go program can do (docs/speed.md, "A return
-# after every system call"). The header says which.
+# after every system call"); CALLS=go makes each as Go code calls an
+# assembly function, arguments and result on the stack (docs/speed.md,
+# "Go's calls into assembly"). The header says which.
 # AA=1 runs the C yardstick against itself: the first column is the same C
 # program taking pipebench's turns. AA=inline has the first column make its
 # system calls inline, against the yardstick making them through a
@@ -241,7 +243,7 @@ fi
 [[ $AA == 0 || $AA == 1 || $AA == inline ]] || { echo "compare.sh: AA=$AA: want 0, 1 or inline" >&2; exit 2; }
 [[ $MIN == 0 || $MIN == 1 || $MIN == alone ]] || { echo "compare.sh: MIN=$MIN: want 0, 1 or alone" >&2; exit 2; }
 [[ $AA == 0 || $MIN == 0 ]] || { echo "compare.sh: AA=$AA and MIN=$MIN: want one of them" >&2; exit 2; }
-[[ $CALLS == function || $CALLS == inline ]] || { echo "compare.sh: CALLS=$CALLS: want function or inline" >&2; exit 2; }
+[[ $CALLS == function || $CALLS == inline || $CALLS == go ]] || { echo "compare.sh: CALLS=$CALLS: want function, inline or go" >&2; exit 2; }
 check_tick compare.sh
 [[ $MIN == 0 ]] || TICK=0
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || { echo "compare.sh: REPS=$REPS: want a positive integer" >&2; exit 2; }

@@ -51,7 +51,7 @@ func TestMinimal(t *testing.T) {
 		{[]string{"-writer", "thread"}, "minimal: -writer thread: want self (the minimal loop writes its own tokens)\n"},
 		{[]string{"-l", "0"}, "minimal: -l 0: want an integer from 1 to 4096\n"},
 		{[]string{"-idle-threads", "-1"}, "minimal: -idle-threads -1: want an integer from 0 to 64\n"},
-		{[]string{"-calls", "asm"}, "minimal: -calls asm: want function or inline\n"},
+		{[]string{"-calls", "asm"}, "minimal: -calls asm: want function, inline or go\n"},
 	} {
 		if code, stdout, stderr := run(t, bin, c.args...); code != 2 || stdout != "" || stderr != c.want {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, stdout, stderr, c.want)
@@ -196,7 +196,7 @@ func TestCompareMin(t *testing.T) {
 		{[]string{"MIN=1", "AA=1"}, nil, "compare.sh: AA=1 and MIN=1: want one of them\n"},
 		{[]string{"MIN=1", "AA=inline"}, nil, "compare.sh: AA=inline and MIN=1: want one of them\n"},
 		{[]string{"AA=2"}, nil, "compare.sh: AA=2: want 0, 1 or inline\n"},
-		{[]string{"CALLS=asm"}, nil, "compare.sh: CALLS=asm: want function or inline\n"},
+		{[]string{"CALLS=asm"}, nil, "compare.sh: CALLS=asm: want function, inline or go\n"},
 		{[]string{"TICK=soon"}, nil, "compare.sh: TICK=soon: want 0 (no ticker) or a duration of 1us or more, such as 10ms\n"},
 		{[]string{"TICK=5ns"}, nil, "compare.sh: TICK=5ns: want 0 (no ticker) or a duration of 1us or more, such as 10ms\n"},
 		{[]string{"MIN=1"}, []string{"-writer", "thread"}, "compare.sh: MIN=1: want -writer self rows (the minimal loop writes its own tokens), no row has it\n"},
@@ -233,6 +233,14 @@ func TestPairedList(t *testing.T) {
 	if want := "$tmp/yardstick -b poll -n 10 -writer self -d 3s -calls inline  against  $tmp/yardstick -b poll -n 10 -writer self -d 3s -calls inline\n"; code != 0 || !strings.HasPrefix(stdout, want) {
 		t.Errorf("FIRST=inline CALLS=inline -list: exit %d, stdout %q; want it to start %q", code, stdout, want)
 	}
+	code, stdout, _ = list([]string{"FIRST=go", "PAIRS=1"}, "-list", "-b epoll -n 10 -writer self")
+	if want := "$tmp/yardstick -b epoll -n 10 -writer self -d 3s -calls go -tick 10ms  against  $tmp/yardstick -b epoll -n 10 -writer self -d 3s -calls function -tick 10ms\n"; code != 0 || !strings.HasPrefix(stdout, want) {
+		t.Errorf("FIRST=go -list: exit %d, stdout %q; want it to start %q", code, stdout, want)
+	}
+	code, stdout, _ = list([]string{"CALLS=go", "PAIRS=1"}, "-list", "-b epoll -n 10 -writer self")
+	if want := "$tmp/pipebench -b epoll -n 10 -writer self -d 3s  against  $tmp/yardstick -b epoll -n 10 -writer self -d 3s -calls go -tick 10ms\n"; code != 0 || !strings.HasPrefix(stdout, want) {
+		t.Errorf("CALLS=go -list: exit %d, stdout %q; want it to start %q", code, stdout, want)
+	}
 	code, stdout, _ = list([]string{"FIRST=minimal", "PAIRS=1"}, "-list", "-b epoll -n 10 -writer self")
 	if want := "$tmp/yardstick-minimal -b epoll -n 10 -writer self -d 3s -calls function  against  $tmp/yardstick -b epoll -n 10 -writer self -d 3s -calls function -tick 10ms\n"; code != 0 || !strings.HasPrefix(stdout, want) {
 		t.Errorf("FIRST=minimal -list: exit %d, stdout %q; want it to start %q", code, stdout, want)
@@ -252,8 +260,8 @@ func TestPairedList(t *testing.T) {
 	}{
 		{[]string{"AGAINST=no-such-commit"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: AGAINST=no-such-commit: want a commit of this repository, such as HEAD~1\n"},
 		{[]string{"AGAINST=HEAD", "FIRST=yardstick"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: AGAINST=HEAD: the first program must be pipebench (FIRST=yardstick)\n"},
-		{[]string{"FIRST=go"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: FIRST=go: want pipebench, yardstick, minimal or inline\n"},
-		{[]string{"CALLS=asm"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: CALLS=asm: want function or inline\n"},
+		{[]string{"FIRST=asm"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: FIRST=asm: want pipebench, yardstick, minimal, inline or go\n"},
+		{[]string{"CALLS=asm"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: CALLS=asm: want function, inline or go\n"},
 		{[]string{"PAIRS=0"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: PAIRS=0: want a positive integer\n"},
 		{[]string{"DUR=1s"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: DUR=1s: want whole seconds, 2s or more (pipebench's 1 s intervals, the first a warm-up)\n"},
 		{[]string{"TICK=5"}, []string{"-list", "-b epoll -writer self"}, "paired.sh: TICK=5: want 0 (no ticker) or a duration of 1us or more, such as 10ms\n"},

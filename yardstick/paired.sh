@@ -14,15 +14,16 @@
 #   yardstick/paired.sh "-b epoll -n 1000 -l 1 -writer self"       # pipebench against the yardstick
 #   FIRST=minimal yardstick/paired.sh "-b uring -n 10 -l 1 -writer self"
 #   FIRST=inline yardstick/paired.sh "-b epoll -n 10 -l 1 -writer self"
+#   FIRST=go yardstick/paired.sh "-b epoll -n 1000 -l 1 -writer self"     # Go's calls into assembly, in C
 #   AGAINST=HEAD~1 yardstick/paired.sh "-b uring -n 1000 -l 1 -writer self"  # pipebench against its own earlier build
 #   yardstick/paired.sh "-b epoll -n 1000 -l 1 -writer thread"     # both threads of each program on its CPU
 #   yardstick/paired.sh -list "-b epoll -n 10 -l 1 -writer self"   # what it would run; measures nothing
 #
 # The first program (FIRST) is pipebench (the default), the yardstick
 # itself (yardstick: the calibration), the minimal loop (minimal), or the
-# yardstick making its system calls inline (inline); the second is always
-# the yardstick, making its calls as CALLS says (function, the default, or
-# inline), unless AGAINST names a commit: the second is then pipebench
+# yardstick making its system calls inline (inline) or as Go calls an
+# assembly function (go); the second is always the yardstick, making its
+# calls as CALLS says (function, the default, inline or go), unless AGAINST names a commit: the second is then pipebench
 # built from that commit (git archive), and the first pipebench from the
 # checkout, to measure a change to pipebench. pipebench's -b uring is its
 # uring-nofixed-notaskrunflag, as in compare.sh. PAIRS (default 3) pairs
@@ -63,10 +64,10 @@ done
 dur=$(dur_secs "$DUR") && awk -v d="$dur" 'BEGIN {exit !(d >= 2 && d == int(d))}' ||
 	{ echo "paired.sh: DUR=$DUR: want whole seconds, 2s or more (pipebench's 1 s intervals, the first a warm-up)" >&2; exit 2; }
 case $FIRST in
-pipebench | yardstick | minimal | inline) ;;
-*) echo "paired.sh: FIRST=$FIRST: want pipebench, yardstick, minimal or inline" >&2; exit 2 ;;
+pipebench | yardstick | minimal | inline | go) ;;
+*) echo "paired.sh: FIRST=$FIRST: want pipebench, yardstick, minimal, inline or go" >&2; exit 2 ;;
 esac
-[[ $CALLS == function || $CALLS == inline ]] || { echo "paired.sh: CALLS=$CALLS: want function or inline" >&2; exit 2; }
+[[ $CALLS == function || $CALLS == inline || $CALLS == go ]] || { echo "paired.sh: CALLS=$CALLS: want function, inline or go" >&2; exit 2; }
 check_tick paired.sh
 second=yardstick
 if [[ -n $AGAINST ]]; then
@@ -105,9 +106,9 @@ argv_of() {
 		printf '%s\n' "\$tmp/$bin" $a -d "$DUR" ;;
 	yardstick) printf '%s\n' "\$tmp/yardstick" $a -d "$DUR" -calls "$CALLS" ;;
 	minimal) printf '%s\n' "\$tmp/yardstick-minimal" $a -d "$DUR" -calls "$CALLS" ;;
-	inline) printf '%s\n' "\$tmp/yardstick" $a -d "$DUR" -calls inline ;;
+	inline | go) printf '%s\n' "\$tmp/yardstick" $a -d "$DUR" -calls "$1" ;;
 	esac
-	[[ $1 != yardstick && $1 != inline || $TICK == 0 ]] || printf '%s\n' -tick "$TICK"
+	[[ $1 != yardstick && $1 != inline && $1 != go || $TICK == 0 ]] || printf '%s\n' -tick "$TICK"
 }
 
 if ((list)); then

@@ -514,7 +514,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"-d", "3"}, "yardstick: -d 3: want a duration such as 3s or 500ms"},
 		{[]string{"-i", "5ms"}, "yardstick: -i: want an interval of at least 10ms"},
 		{[]string{"-d", "1s", "-i", "2s"}, "yardstick: -i is longer than -d: want an interval no longer than the duration"},
-		{[]string{"-calls", "asm"}, "yardstick: -calls asm: want function or inline"},
+		{[]string{"-calls", "asm"}, "yardstick: -calls asm: want function, inline or go"},
 		{[]string{"-x", "1"}, "yardstick: flag provided but not defined: -x"},
 		{[]string{"-n"}, "yardstick: -n: flag needs an argument"},
 		{[]string{"stray"}, `yardstick: unexpected argument "stray": yardstick takes flags only`},
@@ -819,16 +819,24 @@ func TestHaltsLine(t *testing.T) {
 
 // TestCalls: the hot loops make their system calls through sys6_function,
 // a function that returns to the loop as a Go program's system calls do,
-// unless -calls inline; the last line says which. The binary is held to it
-// with objdump: sys6_function holds a syscall instruction and the reader
-// calls it (a compiler that inlined it would make -calls function a lie).
+// unless -calls inline or go; the last line says which, and the tokens
+// add up in each. The binary is held to it with objdump: sys6_function
+// holds a syscall instruction and the reader calls it (a compiler that
+// inlined it would make -calls function a lie); on x86-64 sys6_go_stub
+// holds one too, reads its arguments from the stack, stores its result
+// there, and the reader calls it and then reloads R14 through %fs, as Go's
+// compiled code does after a call into assembly.
 func TestCalls(t *testing.T) {
 	bin := build(t)
 	for _, c := range []struct{ flag, want string }{
 		{"", callsFunction},
 		{"function", callsFunction},
 		{"inline", "calls          each system call in the loop's own code (-calls inline)"},
+		{"go", "calls          each system call made as Go calls an assembly function: arguments and result on the stack, X15 and R14 restored after (-calls go)"},
 	} {
+		if c.flag == "go" && runtime.GOARCH != "amd64" {
+			continue
+		}
 		args := []string{"-b", "epoll", "-n", "10", "-writer", "self", "-d", "200ms", "-i", "100ms"}
 		if c.flag != "" {
 			args = append(args, "-calls", c.flag)
@@ -837,6 +845,9 @@ func TestCalls(t *testing.T) {
 		lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 		if code != 0 || lines[len(lines)-1] != c.want {
 			t.Errorf("-calls %q: exit %d, stderr %q, last line %q; want %q", c.flag, code, stderr, lines[len(lines)-1], c.want)
+		}
+		if !strings.Contains(stdout, " lost 0\n") {
+			t.Errorf("-calls %q: tokens lost or not accounted for:\n%s", c.flag, stdout)
 		}
 	}
 	objdump, err := exec.LookPath("objdump")
@@ -848,7 +859,8 @@ func TestCalls(t *testing.T) {
 		t.Fatalf("objdump -d: %v", err)
 	}
 	syscalls := map[string]int{}
-	calls := 0
+	calls, goCalls, goReloads := 0, 0, 0
+	var stub []string // sys6_go_stub's instructions
 	fn := ""
 	for _, l := range strings.Split(string(out), "\n") {
 		if m := regexp.MustCompile(`^[0-9a-f]+ <([^>]+)>:$`).FindStringSubmatch(l); m != nil {
@@ -861,9 +873,34 @@ func TestCalls(t *testing.T) {
 		if fn == "reader" && strings.Contains(l, "call") && strings.Contains(l, "<sys6_function>") {
 			calls++
 		}
+		if fn == "reader" && strings.Contains(l, "call") && strings.Contains(l, "<sys6_go_stub>") {
+			goCalls++
+		}
+		if fn == "reader" && strings.Contains(l, "mov") && strings.Contains(l, "%fs:") && strings.HasSuffix(l, ",%r14") {
+			goReloads++
+		}
+		if fn == "sys6_go_stub" {
+			if f := strings.SplitN(strings.TrimSpace(l), ":", 2); len(f) == 2 && strings.TrimSpace(f[1]) != "" {
+				stub = append(stub, strings.Join(strings.Fields(f[1]), " "))
+			}
+		}
 	}
 	if runtime.GOARCH == "amd64" && (syscalls["sys6_function"] != 1 || calls == 0) {
 		t.Errorf("sys6_function holds %d syscall instructions and the reader calls it %d times; want 1 and some", syscalls["sys6_function"], calls)
+	}
+	if runtime.GOARCH != "amd64" {
+		return
+	}
+	if syscalls["sys6_go_stub"] != 1 || goCalls == 0 || goReloads < goCalls {
+		t.Errorf("sys6_go_stub holds %d syscall instructions, the reader calls it %d times and reloads R14 %d times; want 1, some and as many", syscalls["sys6_go_stub"], goCalls, goReloads)
+	}
+	// Go's ABI0 frame: the number and arguments read from the stack, the
+	// result stored on it after the system call.
+	text := strings.Join(stub, "\n")
+	for _, want := range []string{"mov 0x8(%rsp),%rax", "mov 0x10(%rsp),%rdi", "mov 0x38(%rsp),%r9", "syscall\nmov %rax,0x40(%rsp)\nret"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("sys6_go_stub has no %q:\n%s", want, text)
+		}
 	}
 }
 

@@ -50,7 +50,7 @@
  * (../README.md, "The minimal loop"). A Go program never pays that; a C
  * program of one thread never does either.
  *
- * How the instruction is reached is -calls (calls_inline):
+ * How the instruction is reached is -calls (calls):
  *   function (the default): sys6 calls sys6_function, a function of its
  *     own that makes the system call and returns to the loop. That is how
  *     every system call of a Go program is made (Go has no inline assembly:
@@ -62,6 +62,16 @@
  *     per call, and a Go loop of the same calls as fast as this program's
  *     function form (../../docs/speed.md, "A return after every system
  *     call").
+ *   go (x86-64 only): the call as Go code makes it to an assembly function
+ *     such as pipebench's waitcall.Raw6 (Go's ABI0, the only one a package
+ *     outside Go's runtime may write assembly for): the caller stores the
+ *     number and the six arguments on the stack, the stub loads them into
+ *     registers, makes the call, stores the result on the stack and
+ *     returns; the caller then zeroes X15 and reloads R14 from thread-local
+ *     storage (Go's ABIInternal registers, which an ABI0 function may have
+ *     changed) and loads the result. What that memory traffic around each
+ *     system call costs is the machine's (../../docs/speed.md, "Go's calls
+ *     into assembly").
  *
  * sys6 returns the kernel's result, a negated errno on failure; the raw_
  * wrappers return -1 with errno set, as the C library's do.
@@ -92,21 +102,88 @@ __attribute__((noinline, noclone)) static long sys6_function(long nr, long a1, l
 	return sys6_inline(nr, a1, a2, a3, a4, a5, a6);
 }
 
-/* calls_inline is -calls inline; calls_names are the choices, in order. */
-static int calls_inline;
-static const char *const calls_names[] = {"function", "inline"};
+#if defined(__x86_64__)
+/* sys6_go_stub is waitcall.Raw6 as Go's assembler builds it (ABI0): the
+ * number at 8(%rsp) and the arguments above it, the result stored at
+ * 64(%rsp), the caller's frame. */
+__asm__(".text\n"
+	".p2align 4\n"
+	".type sys6_go_stub, @function\n"
+	"sys6_go_stub:\n"
+	"\tmovq 16(%rsp), %rdi\n"
+	"\tmovq 24(%rsp), %rsi\n"
+	"\tmovq 32(%rsp), %rdx\n"
+	"\tmovq 40(%rsp), %r10\n"
+	"\tmovq 48(%rsp), %r8\n"
+	"\tmovq 56(%rsp), %r9\n"
+	"\tmovq 8(%rsp), %rax\n"
+	"\tsyscall\n"
+	"\tmovq %rax, 64(%rsp)\n"
+	"\tret\n"
+	".size sys6_go_stub, .-sys6_go_stub\n");
+
+/* go_g stands for the word Go keeps its current goroutine in, at a fixed
+ * offset from the thread pointer. */
+static __thread void *go_g __attribute__((used));
+
+/* sys6_go is the caller's side: the arguments stored where the stub reads
+ * them (below the red zone a C function may keep data in), the call, then
+ * what Go's compiler emits after a call into ABI0 code, and the result
+ * loaded from the frame. */
+static inline long sys6_go(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	const long args[7] = {nr, a1, a2, a3, a4, a5, a6};
+	long r;
+	__asm__ volatile("subq $200, %%rsp\n\t"
+			 "movq 0(%1), %%rax\n\tmovq %%rax, 0(%%rsp)\n\t"
+			 "movq 8(%1), %%rax\n\tmovq %%rax, 8(%%rsp)\n\t"
+			 "movq 16(%1), %%rax\n\tmovq %%rax, 16(%%rsp)\n\t"
+			 "movq 24(%1), %%rax\n\tmovq %%rax, 24(%%rsp)\n\t"
+			 "movq 32(%1), %%rax\n\tmovq %%rax, 32(%%rsp)\n\t"
+			 "movq 40(%1), %%rax\n\tmovq %%rax, 40(%%rsp)\n\t"
+			 "movq 48(%1), %%rax\n\tmovq %%rax, 48(%%rsp)\n\t"
+			 "call sys6_go_stub\n\t"
+			 "xorps %%xmm15, %%xmm15\n\t"
+			 "movq %%fs:go_g@tpoff, %%r14\n\t"
+			 "movq 56(%%rsp), %0\n\t"
+			 "addq $200, %%rsp"
+			 : "=r"(r)
+			 : "r"(args)
+			 : "rax", "rcx", "rdx", "rsi", "rdi", "r8", "r9", "r10", "r11", "r14", "xmm15", "memory", "cc");
+	return r;
+}
+#define CALLS_GO 1
+#else
+static inline long sys6_go(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
+{
+	return sys6_function(nr, a1, a2, a3, a4, a5, a6);
+}
+#define CALLS_GO 0
+#endif
+
+/* calls is -calls: CALLS_FUNCTION, CALLS_INLINE or CALLS_GOABI, the index
+ * of its name in calls_names. */
+enum { CALLS_FUNCTION, CALLS_INLINE, CALLS_GOABI };
+static int calls;
+static const char *const calls_names[] = {"function", "inline", "go"};
 
 /* print_calls prints how the hot loops made their system calls. */
 static void print_calls(void)
 {
-	printf("calls          %s\n", calls_inline ? "each system call in the loop's own code (-calls inline)"
-						 : "each system call made by a function that returns to the loop (-calls function)");
+	static const char *const what[] = {
+		"each system call made by a function that returns to the loop (-calls function)",
+		"each system call in the loop's own code (-calls inline)",
+		"each system call made as Go calls an assembly function: arguments and result on the stack, X15 and R14 restored after (-calls go)",
+	};
+	printf("calls          %s\n", what[calls]);
 }
 
 static inline long sys6(long nr, long a1, long a2, long a3, long a4, long a5, long a6)
 {
-	if (calls_inline)
+	if (calls == CALLS_INLINE)
 		return sys6_inline(nr, a1, a2, a3, a4, a5, a6);
+	if (calls == CALLS_GOABI)
+		return sys6_go(nr, a1, a2, a3, a4, a5, a6);
 	return sys6_function(nr, a1, a2, a3, a4, a5, a6);
 }
 

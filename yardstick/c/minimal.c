@@ -240,7 +240,7 @@ int main(int argc, char **argv)
 		if (r < 0) {
 			printf("usage: minimal [-n pipes] [-l tokens] [-b epoll|epoll-et|poll|select|uring] [-writer self]\n"
 			       "               [-seed S] [-d duration] [-i interval] [-warmup K] [-idle-threads K]\n"
-			       "               [-calls function|inline]\n");
+			       "               [-calls function|inline|go]\n");
 			return 0;
 		}
 		if (strcmp(name, "n") == 0)
@@ -261,9 +261,11 @@ int main(int argc, char **argv)
 			warmup = (int)parse_int("-warmup", val, 0, 1000);
 		else if (strcmp(name, "idle-threads") == 0)
 			idle_threads = (int)parse_int("-idle-threads", val, 0, 64);
-		else if (strcmp(name, "calls") == 0)
-			calls_inline = parse_choice("-calls", val, calls_names, 2, "function or inline");
-		else
+		else if (strcmp(name, "calls") == 0) {
+			calls = parse_choice("-calls", val, calls_names, 3, "function, inline or go");
+			if (calls == CALLS_GOABI && !CALLS_GO)
+				usage_error("-calls go: only on x86-64: want function or inline");
+		} else
 			usage_error("flag provided but not defined: -%s", name);
 	}
 	if (interval < 10000000LL || (duration > 0 && interval > duration))

@@ -1028,7 +1028,7 @@ static struct config parse_flags(int argc, char **argv)
 			       "                 [-writer self|thread|process] [-route random|next] [-seed S]\n"
 			       "                 [-d duration] [-i interval] [-warmup K]\n"
 			       "                 [-credit-wait auto|read|ppoll] [-writer-threads N] [-tick D]\n"
-			       "                 [-calls function|inline]\n");
+			       "                 [-calls function|inline|go]\n");
 			exit(0);
 		}
 		if (strcmp(name, "n") == 0)
@@ -1055,9 +1055,11 @@ static struct config parse_flags(int argc, char **argv)
 			c.writer_threads = (int)parse_int("-writer-threads", val, 1, 64);
 		else if (strcmp(name, "tick") == 0)
 			c.tick_ns = parse_duration("-tick", val);
-		else if (strcmp(name, "calls") == 0)
-			calls_inline = parse_choice("-calls", val, calls_names, 2, "function or inline");
-		else
+		else if (strcmp(name, "calls") == 0) {
+			calls = parse_choice("-calls", val, calls_names, 3, "function, inline or go");
+			if (calls == CALLS_GOABI && !CALLS_GO)
+				usage_error("-calls go: only on x86-64: want function or inline");
+		} else
 			usage_error("flag provided but not defined: -%s", name);
 	}
 	if (c.interval_ns < 10000000LL)
