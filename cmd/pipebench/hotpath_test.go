@@ -25,6 +25,7 @@ var hotFuncs = []string{
 	"poll.(*backend).Wait",
 	"select.(*backend).Wait",
 	"select.(*backend).args",
+	"pipebench.(*PollSet).Ready",
 	"pipebench.(*SelectSet).Ready",
 	"uring.(*backend).Wait",
 	"uring.(*backend).reap",
