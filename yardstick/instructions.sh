@@ -24,8 +24,10 @@
 # preemption signal) and cpu.rdtscp=off (valgrind 3.19 cannot decode
 # rdtscp, which the runtime's spinning locks read the clock with, and
 # kills the program; the runtime uses rdtsc instead); a run that fails
-# anyway is made once more. io_uring is refused: valgrind 3.19 does not
-# know its system calls. It takes the measurement lock as
+# anyway is made once more. io_uring is refused (valgrind 3.19 does not
+# know its system calls), and writers other than self (pipebench refuses a
+# writer thread with asyncpreemptoff, and watches a writer process with
+# pidfd_open, which valgrind 3.19 does not know either). It takes the measurement lock as
 # compare.sh does.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -56,8 +58,8 @@ check_tick instructions.sh
 for cfg in "${configs[@]}"; do
 	[[ " $cfg " =~ \ -b\ (epoll|epoll-et|poll|select)\  ]] ||
 		{ echo "instructions.sh: \"$cfg\": want -b epoll, epoll-et, poll or select: the yardstick's backends but uring, whose system calls valgrind 3.19 does not know" >&2; exit 2; }
-	[[ " $cfg " =~ \ -writer\ (self|process)\  ]] ||
-		{ echo "instructions.sh: \"$cfg\": want -writer self or process (pipebench refuses -writer thread with GODEBUG=asyncpreemptoff=1, which callgrind needs)" >&2; exit 2; }
+	[[ " $cfg " =~ \ -writer\ self\  ]] ||
+		{ echo "instructions.sh: \"$cfg\": want -writer self (pipebench refuses a writer thread with GODEBUG=asyncpreemptoff=1, and watches a writer process with pidfd_open, which valgrind 3.19 does not know)" >&2; exit 2; }
 	[[ $cfg != taskset=* && " $cfg " != *" -d "* ]] ||
 		{ echo "instructions.sh: \"$cfg\": leave out taskset= and -d (the duration is DUR's)" >&2; exit 2; }
 done

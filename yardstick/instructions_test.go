@@ -43,8 +43,9 @@ func TestInstructionsList(t *testing.T) {
 		want string
 	}{
 		{nil, []string{"-b uring -n 10 -l 1 -writer self"}, `instructions.sh: "-b uring -n 10 -l 1 -writer self": want -b epoll, epoll-et, poll or select: the yardstick's backends but uring, whose system calls valgrind 3.19 does not know` + "\n"},
-		{nil, []string{"-b poll -n 10 -l 1"}, `instructions.sh: "-b poll -n 10 -l 1": want -writer self or process (pipebench refuses -writer thread with GODEBUG=asyncpreemptoff=1, which callgrind needs)` + "\n"},
-		{nil, []string{"-b poll -n 10 -l 1 -writer thread"}, `instructions.sh: "-b poll -n 10 -l 1 -writer thread": want -writer self or process (pipebench refuses -writer thread with GODEBUG=asyncpreemptoff=1, which callgrind needs)` + "\n"},
+		{nil, []string{"-b poll -n 10 -l 1"}, `instructions.sh: "-b poll -n 10 -l 1": want -writer self (pipebench refuses a writer thread with GODEBUG=asyncpreemptoff=1, and watches a writer process with pidfd_open, which valgrind 3.19 does not know)` + "\n"},
+		{nil, []string{"-b poll -n 10 -l 1 -writer thread"}, `instructions.sh: "-b poll -n 10 -l 1 -writer thread": want -writer self (pipebench refuses a writer thread with GODEBUG=asyncpreemptoff=1, and watches a writer process with pidfd_open, which valgrind 3.19 does not know)` + "\n"},
+		{nil, []string{"-b poll -n 10 -l 1 -writer process"}, `instructions.sh: "-b poll -n 10 -l 1 -writer process": want -writer self (pipebench refuses a writer thread with GODEBUG=asyncpreemptoff=1, and watches a writer process with pidfd_open, which valgrind 3.19 does not know)` + "\n"},
 		{nil, []string{"-b poll -n 10 -l 1 -writer self -d 5s"}, `instructions.sh: "-b poll -n 10 -l 1 -writer self -d 5s": leave out taskset= and -d (the duration is DUR's)` + "\n"},
 		{[]string{"DUR=1s"}, []string{cfg}, "instructions.sh: DUR=1s: want 2s or more (pipebench's 1 s intervals, the first a warm-up)\n"},
 		{[]string{"TICK=soon"}, []string{cfg}, "instructions.sh: TICK=soon: want 0 (no ticker) or a duration of 1us or more, such as 10ms\n"},
