@@ -195,7 +195,7 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	if e != 0 {
 		return b.finish(ready, events, 0, e, timeout)
 	}
-	return pipebench.EpollTags(ready, events[:n]), nil
+	return tagsOf(ready, events[:n]), nil
 }
 
 // waitOther is Wait on a one-shot or nested set, or with SyscallSleep.
@@ -225,11 +225,20 @@ func (b *backend) finish(ready []int32, events []unix.EpollEvent, n int, err err
 	if err != nil {
 		return 0, fmt.Errorf("epoll_wait: %w", err)
 	}
-	pipebench.EpollTags(ready, events[:n])
+	tagsOf(ready, events[:n])
 	if b.oneShot {
 		b.disarmedBy(events[:n])
 	}
 	return n, nil
+}
+
+// tagsOf writes the tag of each of events (its Fd field, where Add put
+// it) into ready and returns how many.
+func tagsOf(ready []int32, events []unix.EpollEvent) int {
+	for i, ev := range events {
+		ready[i] = ev.Fd
+	}
+	return len(events)
 }
 
 func (b *backend) CtlCalls() uint64 { return b.ctl.Load() }
@@ -239,15 +248,6 @@ func (b *backend) WaitSyscalls() uint64 { return b.calls }
 // plain says whether Wait is one epoll_pwait on the set and nothing else:
 // no one-shot re-arm, no nested sets, no sleep through syscall.Syscall.
 func (b *backend) plain() bool { return !b.oneShot && b.top == b.epfd && !b.syscallSleep }
-
-// EpollSet is pipebench.EpollSet: the set and the event array of a plain
-// Wait, for the reader to make that epoll_pwait itself.
-func (b *backend) EpollSet() (epfd int, events []unix.EpollEvent, ok bool) {
-	if !b.plain() {
-		return -1, nil, false
-	}
-	return b.epfd, b.events, true
-}
 
 func (b *backend) Close() error {
 	if b.epfd < 0 {

@@ -3,7 +3,6 @@ package pipebench
 import (
 	"fmt"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -48,9 +47,6 @@ type reader struct {
 	// is left of it after a signal.
 	delay *unix.Timespec
 	rem   unix.Timespec
-	// wts is the timeout of the reader's own ppoll or pselect6, set
-	// afresh before each: the kernel writes what is left of it back.
-	wts unix.Timespec
 	// syscalls is the backend's WaitSyscalls at the last publication, and
 	// held what the calls since then counted, published every
 	// publishEvery calls or when the reporter asks (counters.want).
@@ -94,8 +90,9 @@ const publishEvery = 256
 
 // loop runs the reader until stop is set or something fails, and
 // publishes what it holds as it returns. It marks the reader served around
-// hot, so that hot's body makes no locked instruction (an atomic Bool's
-// Store is an XCHG on amd64): TestHotPathLocksNothing looks for them.
+// hot, so that the loop's functions make no locked instruction (an atomic
+// Bool's Store is an XCHG on amd64): TestHotPathLocksNothing looks for
+// them.
 func (r *reader) loop() error {
 	r.ctr.served.Store(true)
 	defer func() {
@@ -106,87 +103,23 @@ func (r *reader) loop() error {
 	return r.hot()
 }
 
-// hot is the reader's loop: a readiness call, the reads and writes it
-// leads to, the counts, until stop is set or something fails.
-//
-// Everything a readiness call leads to is done in hot's own body, not in
-// a function it calls: returns that unwind frames made before a system
-// call are slow (on the AMD EPYC VM, taking four such frames out of an
-// event saved 33-83 ns of user time a token; docs/speed.md), and a call to a
-// function that reads and forwards would return through its frame after
-// every read and write. So the pipes are read, and a single token
-// forwarded, right here; the rest of what a call leads to (several
-// tokens, churn, credits) is done by functions called after those system
-// calls, whose returns cost nothing extra; but the credit word to a
-// single writer is written here too (its write is the last system call of
-// an event, and wakes the writer). The wait itself is made here when the
-// backend's Wait is one system call on a set it hands over (ownWait:
-// epoll_pwait, ppoll or pselect6), as the C yardstick's reader makes it:
-// a call into the backend around the wait cost about half a point of
-// evts/sec. The epoll path then calls no function with a stack check: a
-// goroutine the runtime asks to stop (a stop-the-world) stops at share's
-// prologue, within publishEvery calls or after a wait that timed out, or
-// where the runtime's signal finds it in Go code; a wait that signal
-// interrupts is made again by Wait, whose prologue is a stopping place
-// too.
+// hot is the reader's loop, until stop is set or something fails: the
+// readiness call, which is the Mechanism's Wait and nothing else; the
+// count of the call; serve, for the pipes it reported; and, every
+// publishEvery calls or when the reporter asks, share. Wait retries a
+// call a signal ends (EINTR), and its prologue is where the goroutine
+// stops when the runtime asks it to (a stop-the-world; with asynchronous
+// preemption off, once the wait in progress has returned or timed out).
 func (r *reader) hot() error {
 	r.syscalls = r.be.WaitSyscalls()
 	b := &r.held
-	own := r.ownWait()
-	msec := uintptr(waitcall.Millis(r.timeout))
-	ts, tsp := unix.NsecToTimespec(int64(r.timeout)), &r.wts
-	if r.timeout < 0 {
-		tsp = nil
-	}
 	for !r.stop.Load() {
 		if r.delay != nil {
 			if err := waitcall.SleepFully(r.delay, &r.rem); err != nil {
 				return fmt.Errorf("delay before readiness call: %w", err)
 			}
 		}
-		var n int
-		var err error
-		idle := false
-		if own.kind != waitThrough {
-			// The backend's Wait, here (waitsets.go): its one system
-			// call, then the ready tags from the set. ppoll and pselect6
-			// write what is left of the timeout back into it.
-			var r0 uintptr
-			switch own.kind {
-			case waitEpoll:
-				r0 = waitcall.Raw6(unix.SYS_EPOLL_PWAIT, uintptr(own.epfd), uintptr(unsafe.Pointer(unsafe.SliceData(own.events))), uintptr(len(own.events)), msec, 0, 0)
-			case waitPoll:
-				r.wts = ts
-				fds := own.poll.Fds
-				r0 = waitcall.Raw6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(unsafe.SliceData(fds))), uintptr(len(fds)), uintptr(unsafe.Pointer(tsp)), 0, 0, 0)
-			case waitSelect:
-				r.wts = ts
-				r0 = waitcall.Raw6(unix.SYS_PSELECT6, uintptr(own.sel.Nfds), uintptr(unsafe.Pointer(own.sel.Arm())), 0, 0, uintptr(unsafe.Pointer(tsp)), 0)
-			}
-			m, e := waitcall.Split(r0)
-			b.direct++
-			switch e {
-			case 0:
-				switch own.kind {
-				case waitEpoll:
-					n = EpollTags(r.ready, own.events[:m])
-				case waitPoll:
-					n = own.poll.Ready(r.ready, m)
-				case waitSelect:
-					n = own.sel.Ready(r.ready, m)
-				}
-				idle = m == 0
-			case unix.EINTR:
-				// Wait knows what an interrupted call needs, and its
-				// prologue is where the goroutine stops if the runtime's
-				// signal asked it to.
-				n, err = r.be.Wait(r.ready, r.timeout)
-			default:
-				err = fmt.Errorf("%s: %w", own.kind, e)
-			}
-		} else {
-			n, err = r.be.Wait(r.ready, r.timeout)
-		}
+		n, err := r.be.Wait(r.ready, r.timeout)
 		if err != nil {
 			return fmt.Errorf("readiness call: %w", err)
 		}
@@ -194,155 +127,98 @@ func (r *reader) hot() error {
 		r.perCall[n]++
 		if n == 0 {
 			b.empty++
+		} else if err := r.serve(r.ready[:n]); err != nil {
+			return err
 		}
-		// Read the n ready pipes, forward or credit their tokens and
-		// churn, counting into r.held as it goes: a call that fails
-		// half-way has its tokens counted, as the call is in perCall.
-		tokens0 := b.tokens
-		for _, tag := range r.ready[:n] {
-			fd := r.rfds[tag]
-			// An edge-triggered backend's pipe is read until a short read;
-			// its tokens are forwarded after that, so that a token
-			// forwarded to the pipe being read (always, with one pipe)
-			// cannot keep the loop reading forever: its write raises the
-			// next edge instead.
-			var k int
-			var tok []byte
-			for first := true; ; first = false {
-				m, e := tokens.Read(fd, r.buf[:]).Split()
-				b.reads++
-				if e == unix.EAGAIN {
-					// Only a first read that finds nothing is a false
-					// report; an edge-triggered drain ends on EAGAIN by
-					// design.
-					if first {
-						b.spurious++
-					}
-					break
-				}
-				if e != 0 || m == 0 {
-					return r.readErr(tag, fd, e)
-				}
-				b.events++
-				var got int
-				got, tok = r.Decode(r.buf[:m])
-				b.tokens += uint64(got)
-				k += got
-				if !r.edge || m < readSize || r.stop.Load() {
-					break
-				}
-			}
-			if r.owner != nil {
-				r.owed[r.owner[tag]] += uint64(k)
-			}
-			if !r.self || k == 0 {
-				continue
-			}
-			if k == 1 && r.send == nil {
-				// Forward's one-token case, in place (Forward returns
-				// through its frame after its write).
-				j := r.forwarder.route.After(int(tag))
-				if m, e := tokens.Write(r.forwarder.wfds[j], tok).Split(); e != 0 || m != len(tok) {
-					return r.writeErr(int(tag), j, m, len(tok), e)
-				}
-				b.writes++
-				continue
-			}
-			writes, _, err := r.forwardMany(int(tag), k, tok)
-			b.writes += writes
-			if err != nil {
-				return err
-			}
-		}
-		if n > 0 {
-			switch got := b.tokens - tokens0; {
-			case r.owner != nil || r.churn > 0:
-				if err := r.afterReads(got); err != nil {
-					return err
-				}
-			case r.credit >= 0 && got > 0:
-				// afterReads' credit word to the one writer, in place:
-				// SendCredit would return through two frames after its
-				// write, which wakes the writer (on a CPU they share,
-				// often a switch to it before the write returns).
-				if m, e := tokens.Write(r.credit, tokens.CreditWord(&r.cbuf, got)).Split(); e != 0 || m != 8 {
-					return tokens.CreditErr(got, m, e)
-				}
-				b.writes++
-			}
-		}
-		// A wait of the reader's own that timed out (idle) is followed
-		// by share, whose prologue is where the goroutine stops if the
-		// runtime asked it to: with asynchronous preemption off
-		// (GODEBUG=asyncpreemptoff=1) no signal ends those waits, and a
-		// stop-the-world that had stopped the writer thread would
-		// otherwise wait for publishEvery of them. (With preemption off,
-		// one that stopped the reader first would leave a writer thread
-		// asleep for credits for good: its wait relies on the signal,
-		// tokens/syscalls.go; Validate refuses that writer then.)
-		if b.calls >= publishEvery || idle || r.ctr.want.Load() {
+		if b.calls >= publishEvery || r.ctr.want.Load() {
 			r.share()
 		}
 	}
 	return nil
 }
 
-// ownWait is the readiness call the reader makes in its own loop: the
-// set of a backend whose Wait is one system call on it and nothing else
-// (EpollSet, PollWait, SelectWait), or kind waitThrough, every call
-// through Wait.
-type ownWait struct {
-	kind   waitKind
-	epfd   int
-	events []unix.EpollEvent // cut to what Wait would pass
-	poll   *PollSet
-	sel    *SelectSet
+// serve is what one readiness call that reported the ready pipes leads
+// to: each pipe read (readPipe) and, in self mode, its tokens forwarded;
+// then the tokens returned as credits, and the churn. It counts into
+// r.held as it goes, so that a call that fails half-way has its tokens
+// counted, as the call is in perCall.
+func (r *reader) serve(ready []int32) error {
+	b := &r.held
+	tokens0 := b.tokens
+	for _, tag := range ready {
+		k, tok, err := r.readPipe(tag)
+		if err != nil {
+			return err
+		}
+		if r.owner != nil {
+			r.owed[r.owner[tag]] += uint64(k)
+		}
+		if !r.self || k == 0 {
+			continue
+		}
+		writes, _, err := r.Forward(int(tag), k, tok)
+		b.writes += writes
+		if err != nil {
+			return err
+		}
+	}
+	switch got := b.tokens - tokens0; {
+	case r.owner != nil || r.churn > 0:
+		return r.afterReads(got)
+	case r.credit >= 0 && got > 0:
+		// The credit word to the one writer, written here: its write
+		// wakes the writer (on a CPU they share, often a switch to it
+		// before the write returns), and every frame a return unwinds
+		// after such a switch costs (commit 2dc464c); through afterReads
+		// and SendCredit, two more would.
+		if m, e := tokens.Write(r.credit, tokens.CreditWord(&r.cbuf, got)).Split(); e != 0 || m != 8 {
+			return tokens.CreditErr(got, m, e)
+		}
+		b.writes++
+	}
+	return nil
 }
 
-// waitKind is which call the reader makes in its own loop, named after
-// it.
-type waitKind int
-
-const (
-	waitThrough waitKind = iota
-	waitEpoll
-	waitPoll
-	waitSelect
-)
-
-func (k waitKind) String() string {
-	return [...]string{"Wait", "epoll_pwait", "ppoll", "pselect6"}[k]
-}
-
-// ownWait returns the readiness call the reader can make itself, if its
-// backend offers its set, and there is room for what it reports.
-func (r *reader) ownWait() ownWait {
-	if len(r.ready) == 0 {
-		return ownWait{}
-	}
-	if es, ok := r.be.(EpollSet); ok {
-		if epfd, events, ok := es.EpollSet(); ok && len(events) > 0 {
-			return ownWait{kind: waitEpoll, epfd: epfd, events: events[:min(len(r.ready), len(events))]}
+// readPipe reads pipe tag, once, or, on an edge-triggered backend, until
+// a short read, and returns the tokens the reads brought and the token to
+// forward them as, counting the reads, events and tokens into r.held. An
+// edge-triggered pipe is read dry before its tokens are forwarded, so
+// that a token forwarded to the pipe being read (always, with one pipe)
+// cannot keep the loop reading forever: its write raises the next edge
+// instead.
+func (r *reader) readPipe(tag int32) (k int, tok []byte, err error) {
+	b := &r.held
+	fd := r.rfds[tag]
+	for first := true; ; first = false {
+		m, e := tokens.Read(fd, r.buf[:]).Split()
+		b.reads++
+		if e == unix.EAGAIN {
+			// Only a first read that finds nothing is a false report; an
+			// edge-triggered drain ends on EAGAIN by design.
+			if first {
+				b.spurious++
+			}
+			return k, tok, nil
+		}
+		if e != 0 || m == 0 {
+			return k, tok, r.readErr(tag, fd, e)
+		}
+		b.events++
+		got, t := r.Decode(r.buf[:m])
+		b.tokens += uint64(got)
+		k, tok = k+got, t
+		if !r.edge || m < readSize || r.stop.Load() {
+			return k, tok, nil
 		}
 	}
-	if ps, ok := r.be.(PollWait); ok {
-		if set, ok := ps.PollSet(); ok {
-			return ownWait{kind: waitPoll, poll: set}
-		}
-	}
-	if ss, ok := r.be.(SelectWait); ok {
-		if set, ok := ss.SelectSet(); ok {
-			return ownWait{kind: waitSelect, sel: set}
-		}
-	}
-	return ownWait{}
 }
 
 // share publishes what the reader holds and answers the reporter if it
 // asked. It stays a call (noinline), made once every publishEvery calls:
 // the publication's locked adds and the answer's store and channel send
-// are then not in hot's body, which holds no locked instruction, channel
-// operation or clock read (TestHotPathLocksNothing looks).
+// are then not in the loop's functions (hot, serve, readPipe), which hold
+// no locked instruction, channel operation or clock read
+// (TestHotPathLocksNothing looks).
 //
 //go:noinline
 func (r *reader) share() {
@@ -355,7 +231,6 @@ func (r *reader) share() {
 type batch struct {
 	events, tokens, reads, writes, spurious, changes uint64
 	calls, empty                                     uint64 // calls, and those that returned nothing
-	direct                                           uint64 // readiness system calls made by the reader itself (ownWait)
 }
 
 // readErr is the error of a read of pipe tag (fd) that failed with e, or
@@ -431,13 +306,13 @@ func (r *reader) payWriters(b *batch) error {
 // the reporter reads, with the backend's system calls since then.
 func (r *reader) publish() {
 	b := &r.held
-	if b.calls == 0 && b.direct == 0 {
+	if b.calls == 0 {
 		return
 	}
 	s := r.be.WaitSyscalls()
 	r.ctr.begin()
 	r.ctr.calls.Add(b.calls)
-	r.ctr.waitSyscalls.Add(s - r.syscalls + b.direct)
+	r.ctr.waitSyscalls.Add(s - r.syscalls)
 	r.ctr.events.Add(b.events)
 	r.ctr.tokens.Add(b.tokens)
 	r.ctr.reads.Add(b.reads)

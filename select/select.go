@@ -29,14 +29,57 @@ var Factory = pipebench.Factory{
 	Open:    open,
 }
 
-// backend keeps its interest set (the interest bitmap, the work bitmap
-// the kernel overwrites, each descriptor's tag and nfds) in a
-// pipebench.SelectSet, which it hands to the reader
-// (pipebench.SelectWait).
+// backend keeps its interest set in a set.
 type backend struct {
-	set   pipebench.SelectSet
+	set   set
 	ts    unix.Timespec
 	calls uint64 // pselect6 calls, for WaitSyscalls
+}
+
+// set is a select interest set: a bitmap of the registered descriptors,
+// the work bitmap handed to the kernel (which overwrites it) and the tag
+// of each descriptor, by descriptor. Words are unsigned longs as the
+// kernel reads them, which on 64-bit Linux is a []uint64 in memory. nfds
+// is the highest registered descriptor + 1.
+type set struct {
+	interest, work []uint64
+	tags           []int32
+	nfds           int
+}
+
+// arm copies the interest bitmap into the work bitmap for a call, as far
+// as nfds reaches (the kernel clears the bitmap when the call times
+// out), and returns the work bitmap's first word, nil when there is none:
+// pselect6's second argument.
+func (s *set) arm() *uint64 {
+	words := (s.nfds + 63) / 64
+	copy(s.work[:words], s.interest[:words])
+	if words == 0 {
+		return nil
+	}
+	return unsafe.SliceData(s.work)
+}
+
+// ready writes into ready the tags of the n descriptors a pselect6 on s
+// found ready, in descriptor order, and returns how many (at most
+// len(ready)).
+func (s *set) ready(ready []int32, n int) int {
+	words, tags := s.work[:(s.nfds+63)/64], s.tags
+	k := 0
+	if n <= 0 || len(ready) == 0 {
+		return 0
+	}
+	for w, word := range words {
+		for ; word != 0; word &= word - 1 {
+			ready[k] = tags[w*64+bits.TrailingZeros64(word)]
+			k++
+			n--
+			if n == 0 || k == len(ready) {
+				return k
+			}
+		}
+	}
+	return k
 }
 
 func open(o pipebench.Options) (pipebench.Mechanism, error) {
@@ -51,14 +94,14 @@ func open(o pipebench.Options) (pipebench.Mechanism, error) {
 // grow makes room for descriptor fd in all three tables.
 func (b *backend) grow(fd int) {
 	s := &b.set
-	s.Interest = waitcall.Grow(s.Interest, fd/64, 0)
-	s.Work = waitcall.Grow(s.Work, len(s.Interest)-1, 0)
-	s.Tags = waitcall.Grow(s.Tags, len(s.Interest)*64-1, -1)
+	s.interest = waitcall.Grow(s.interest, fd/64, 0)
+	s.work = waitcall.Grow(s.work, len(s.interest)-1, 0)
+	s.tags = waitcall.Grow(s.tags, len(s.interest)*64-1, -1)
 }
 
 func (b *backend) registered(fd int) bool {
 	s := &b.set
-	return fd >= 0 && fd/64 < len(s.Interest) && s.Interest[fd/64]&(1<<(fd%64)) != 0
+	return fd >= 0 && fd/64 < len(s.interest) && s.interest[fd/64]&(1<<(fd%64)) != 0
 }
 
 func (b *backend) Add(fd int, tag int32) error {
@@ -67,12 +110,12 @@ func (b *backend) Add(fd int, tag int32) error {
 	}
 	b.grow(fd)
 	if b.registered(fd) {
-		return fmt.Errorf("select add fd %d: already registered with tag %d", fd, b.set.Tags[fd])
+		return fmt.Errorf("select add fd %d: already registered with tag %d", fd, b.set.tags[fd])
 	}
 	s := &b.set
-	s.Interest[fd/64] |= 1 << (fd % 64)
-	s.Tags[fd] = tag
-	s.Nfds = max(s.Nfds, fd+1)
+	s.interest[fd/64] |= 1 << (fd % 64)
+	s.tags[fd] = tag
+	s.nfds = max(s.nfds, fd+1)
 	return nil
 }
 
@@ -81,17 +124,17 @@ func (b *backend) Remove(fd int, tag int32) error {
 		return fmt.Errorf("select remove fd %d: not registered", fd)
 	}
 	s := &b.set
-	s.Interest[fd/64] &^= 1 << (fd % 64)
-	if fd+1 == s.Nfds {
-		s.Nfds = b.highest() + 1
+	s.interest[fd/64] &^= 1 << (fd % 64)
+	if fd+1 == s.nfds {
+		s.nfds = b.highest() + 1
 	}
 	return nil
 }
 
 // highest returns the highest registered descriptor, or -1 if none.
 func (b *backend) highest() int {
-	for w := (b.set.Nfds - 1) / 64; w >= 0; w-- {
-		if word := b.set.Interest[w]; word != 0 {
+	for w := (b.set.nfds - 1) / 64; w >= 0; w-- {
+		if word := b.set.interest[w]; word != 0 {
 			return w*64 + 63 - bits.LeadingZeros64(word)
 		}
 	}
@@ -111,36 +154,32 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	for t := timeout; ; {
 		set, ts := b.args(t)
 		b.calls++
-		n, e := waitcall.Split(waitcall.Raw6(unix.SYS_PSELECT6, uintptr(b.set.Nfds), uintptr(unsafe.Pointer(set)), 0, 0, uintptr(unsafe.Pointer(ts)), 0))
+		n, e := waitcall.Split(waitcall.Raw6(unix.SYS_PSELECT6, uintptr(b.set.nfds), uintptr(unsafe.Pointer(set)), 0, 0, uintptr(unsafe.Pointer(ts)), 0))
 		switch e {
 		case 0:
-			return b.set.Ready(ready, n), nil
+			return b.set.ready(ready, n), nil
 		case unix.EINTR:
 			var ok bool
 			if t, ok = waitcall.Interrupted(timeout, &start); !ok {
 				return 0, nil
 			}
 		default:
-			return 0, fmt.Errorf("pselect6 nfds %d: %w", b.set.Nfds, e)
+			return 0, fmt.Errorf("pselect6 nfds %d: %w", b.set.nfds, e)
 		}
 	}
 }
 
 // args are the arguments of a pselect6 call with timeout: the work bitmap,
-// the interest bitmap copied in afresh on every call (SelectSet.Arm), and
+// the interest bitmap copied in afresh on every call (set.arm), and
 // the timeout (nil to block).
 func (b *backend) args(timeout time.Duration) (*uint64, *unix.Timespec) {
-	set := b.set.Arm()
+	set := b.set.arm()
 	if timeout < 0 {
 		return set, nil
 	}
 	b.ts = unix.NsecToTimespec(int64(timeout))
 	return set, &b.ts
 }
-
-// SelectSet is pipebench.SelectWait: Wait is always one pselect6 on the
-// set.
-func (b *backend) SelectSet() (*pipebench.SelectSet, bool) { return &b.set, true }
 
 func (b *backend) CtlCalls() uint64 { return 0 }
 

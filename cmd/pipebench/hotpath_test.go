@@ -10,10 +10,12 @@ import (
 
 // hotFuncs are the functions a readiness call of the default table's
 // backends runs, by symbol (package path after the module's): the
-// reader's loop, each backend's Wait and what it calls every time, the
-// credit and forward paths, and the writer thread's loop.
+// reader's loop and its parts, each backend's Wait and what it calls
+// every time, the credit and forward paths, and the writer thread's loop.
 var hotFuncs = []string{
 	"pipebench.(*reader).hot",
+	"pipebench.(*reader).serve",
+	"pipebench.(*reader).readPipe",
 	"pipebench.(*reader).afterReads",
 	"pipebench.(*forwarder).Forward",
 	"pipebench.(*forwarder).forwardMany",
@@ -25,8 +27,8 @@ var hotFuncs = []string{
 	"poll.(*backend).Wait",
 	"select.(*backend).Wait",
 	"select.(*backend).args",
-	"pipebench.(*PollSet).Ready",
-	"pipebench.(*SelectSet).Ready",
+	"poll.(*set).ready",
+	"select.(*set).ready",
 	"uring.(*backend).Wait",
 	"uring.(*backend).reap",
 	"uring.(*ring).enter",

@@ -97,7 +97,6 @@ var mechanismChecks = []check{
 	{"CtlCalls", checkCtlCalls},
 	{"WaitSyscalls", checkWaitSyscalls},
 	{"Arm", checkArm},
-	{"OwnWait", checkOwnWait},
 	{"Registration", checkRegistration},
 	{"Runs", checkRuns},
 }
