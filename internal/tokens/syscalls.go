@@ -73,7 +73,7 @@ func (e *shortWriteError) Error() string {
 //     reader would otherwise wait for credits that only the reader sends.
 //     It sleeps in ppoll(2) (awaitReadable), then reads: one system call
 //     more per sleep than C's read (the yardstick's -credit-wait read
-//     shows what it costs: yardstick/README.md). The signal that ends
+//     shows what it costs: tools/yardstick/README.md). The signal that ends
 //     that sleep is the runtime's preemption signal: with asynchronous
 //     preemption off (GODEBUG=asyncpreemptoff=1) none is sent, and the
 //     harnesses refuse such a writer (AsyncPreemptOff).

@@ -12,9 +12,9 @@
 # count over the yardstick's with -calls go, the C program making its
 # system calls as Go code does.
 #
-#   yardstick/instructions.sh "-b poll -n 1000 -l 1 -writer self"
-#   DUR=2s yardstick/instructions.sh "-b epoll -n 10 -l 1 -writer self" "-b select -n 1000 -l 10 -writer self"
-#   yardstick/instructions.sh -list "-b poll -n 1000 -l 1 -writer self"   # what it would run; counts nothing
+#   tools/yardstick/instructions.sh "-b poll -n 1000 -l 1 -writer self"
+#   DUR=2s tools/yardstick/instructions.sh "-b epoll -n 10 -l 1 -writer self" "-b select -n 1000 -l 10 -writer self"
+#   tools/yardstick/instructions.sh -list "-b poll -n 1000 -l 1 -writer self"   # what it would run; counts nothing
 #
 # Needs valgrind (Debian package valgrind; .ci/run installs it). Under
 # valgrind a program runs some fifty times slower, on one CPU at a time;
@@ -93,13 +93,13 @@ command -v valgrind >/dev/null || { echo "instructions.sh: valgrind not found (D
 # A count is the same on a busy machine, but the runs would slow a
 # measurement that compare.sh or paired.sh is making: take its lock.
 take_lock "$here/instructions.sh" "${orig[@]}"
-cd "$here/.."
+cd "$here/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/pipebench" ./cmd/pipebench
 # -g: callgrind finds reader() by its symbol, which -O2 alone keeps too;
 # the code is the same.
-gcc -O2 -g -std=c11 -Wall -Wextra -Werror -pthread -o "$tmp/yardstick" yardstick/c/yardstick.c
+gcc -O2 -g -std=c11 -Wall -Wextra -Werror -pthread -o "$tmp/yardstick" tools/yardstick/c/yardstick.c
 header "DUR=$DUR tick $TICK, user instructions per token in the reader's loop (callgrind $(valgrind --version | sed 's/^valgrind-//'))"
 
 # count runs program $1 on configuration $2 under callgrind and prints its

@@ -25,7 +25,7 @@ build_all() {
 	for c in yardstick minimal herd timeout; do
 		local out=$1/yardstick-$c
 		[[ $c == yardstick ]] && out=$1/yardstick
-		gcc -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$out" "yardstick/c/$c.c"
+		gcc -O2 -std=c11 -Wall -Wextra -Werror -pthread -o "$out" "tools/yardstick/c/$c.c"
 	done
 }
 

@@ -46,8 +46,7 @@
  * RawSyscall: the instruction, no C library between). glibc's read, write,
  * ppoll and epoll_pwait are cancellation points: in a process of more than
  * one thread each call switches asynchronous cancellation on before the
- * system call and off after it, about 9% of a -writer self event here
- * (../README.md, "The minimal loop"). A Go program never pays that; a C
+ * system call and off after it. A Go program never pays that; a C
  * program of one thread never does either.
  *
  * How the instruction is reached is -calls (calls):
@@ -57,11 +56,9 @@
  *     RawSyscall6 and x/sys's RawSyscallNoError are assembly functions), and
  *     how a C program makes one through its C library.
  *   inline: the syscall instruction in the loop's own code, which only C
- *     (or assembly) can do. On the Intel Xeon VM a return right after a
- *     system call costs: the C loop is 1.5-2% faster this way at one event
- *     per call, and a Go loop of the same calls as fast as this program's
- *     function form (../../docs/speed.md, "A return after every system
- *     call").
+ *     (or assembly) can do. What the return right after a system call
+ *     costs is the machine's: paired.sh's FIRST=inline measures it
+ *     (../README.md, "-calls").
  *   go (x86-64 only): the call as Go code makes it to an assembly function
  *     such as pipebench's waitcall.Raw6 (Go's ABI0, the only one a package
  *     outside Go's runtime may write assembly for): the caller stores the
@@ -70,8 +67,8 @@
  *     returns; the caller then zeroes X15 and reloads R14 from thread-local
  *     storage (Go's ABIInternal registers, which an ABI0 function may have
  *     changed) and loads the result. What that memory traffic around each
- *     system call costs is the machine's (../../docs/speed.md, "Go's calls
- *     into assembly").
+ *     system call costs is the machine's: paired.sh's FIRST=go measures it
+ *     (../README.md, "-calls").
  *
  * sys6 returns the kernel's result, a negated errno on failure; the raw_
  * wrappers return -1 with errno set, as the C library's do.

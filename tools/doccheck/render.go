@@ -19,7 +19,7 @@ func Render(path string) (string, error) {
 		return "", fmt.Errorf("read record: %w", err)
 	}
 	if strings.HasSuffix(path, ".txt") {
-		// A table kept as its program printed it (yardstick/compare.sh
+		// A table kept as its program printed it (tools/yardstick/compare.sh
 		// writes no JSON): the block is the file.
 		return string(data), nil
 	}

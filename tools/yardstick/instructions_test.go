@@ -64,7 +64,7 @@ func TestInstructionsList(t *testing.T) {
 // fewest, and as Go does (-calls go) more than inline. pipebench executes
 // at most 1.3 times what the yardstick does with -calls go: its poll scan,
 // inlined into the reader's loop, once ran 2.4 times (7795 against 3308 a
-// token at -n 1000 -l 1; docs/speed.md).
+// token at -n 1000 -l 1; git log -- docs/speed.md).
 func TestInstructions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the programs under valgrind for about half a minute")

@@ -13,17 +13,21 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the pages' rendered blocks from their records")
 
-// root is the module's root, two levels up.
+// root is the repository's root (the product's module), two levels up.
 const root = "../.."
 
-// pages are README.md and every page under docs/.
+// pages are README.md, every page under docs/ and the tools' READMEs.
 func pages(t *testing.T) []string {
 	t.Helper()
-	ps, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		t.Fatal(err)
+	ps := []string{filepath.Join(root, "README.md")}
+	for _, glob := range []string{"docs/*.md", "tools/*/README.md"} {
+		more, err := filepath.Glob(filepath.Join(root, glob))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, more...)
 	}
-	return append([]string{filepath.Join(root, "README.md")}, ps...)
+	return ps
 }
 
 // TestRenderedBlocks re-renders every rendered block of every page from
@@ -44,9 +48,12 @@ func TestRenderedBlocks(t *testing.T) {
 		if len(bs) == 0 {
 			continue
 		}
-		dir := filepath.Dir(page)
 		texts := make([]string, len(bs))
 		for i, b := range bs {
+			dir := filepath.Dir(page)
+			if b.AtRoot {
+				dir = root
+			}
 			var got string
 			if b.From != "" {
 				got, err = Render(filepath.Join(dir, b.From))
@@ -66,7 +73,7 @@ func TestRenderedBlocks(t *testing.T) {
 			}
 			texts[i] = got
 			if got != b.Text && !*update {
-				t.Errorf("%s:%d: the block differs from its record (go test ./internal/doccheck -update rewrites it):\n--- rendered\n%s--- page\n%s", page, b.Line, got, b.Text)
+				t.Errorf("%s:%d: the block differs from its record (go test ./doccheck -update in tools/ rewrites it):\n--- rendered\n%s--- page\n%s", page, b.Line, got, b.Text)
 			}
 		}
 		if *update {
@@ -77,11 +84,15 @@ func TestRenderedBlocks(t *testing.T) {
 	}
 }
 
-// build builds pipebench from this module into a temporary directory.
+// build builds pipebench in the product's module, without version control
+// information (its build line then says unknown, as the pages' blocks do),
+// into a temporary directory.
 func build(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "pipebench")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/pipebench/pipebench/cmd/pipebench").CombinedOutput()
+	cmd := exec.Command("go", "build", "-buildvcs=false", "-o", bin, "./cmd/pipebench")
+	cmd.Dir = root
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("build pipebench: %v\n%s", err, out)
 	}
@@ -113,27 +124,30 @@ type runError struct {
 
 func (e *runError) Error() string { return e.cmd + ": " + e.err.Error() + ": " + e.stderr }
 
-// TestBlocks: markers are found with their blocks, a bad marker is an
-// error naming its line, and Replace puts new texts where the old were.
+// TestBlocks: markers and "$ pipebench" blocks are found with their
+// blocks, in page order, a bad one is an error naming its line, and
+// Replace puts new texts where the old were.
 func TestBlocks(t *testing.T) {
-	page := "# T\n\n<!-- rendered from results/a.json, lines 2-3 -->\n```text\nx\ny\n```\n\ntext\n\n<!-- rendered by: pipebench top results/k.pb.gz -->\n```text\nz\n```\n"
+	page := "# T\n\n<!-- rendered from results/a.json, lines 2-3 -->\n```text\nx\ny\n```\n\n```text\n$ pipebench compare r/a.json\nw\n```\n\n<!-- rendered by: pipebench top results/k.pb.gz -->\n```text\nz\n```\n"
 	bs, err := Blocks(page)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, verb := range []string{"-summary", "-history"} {
-		if sum, err := Blocks("<!-- rendered by: ../yardstick/compare.sh " + verb + " results/speed/t.txt -->\n```text\n```\n"); err != nil || len(sum) != 1 || len(sum[0].By) != 3 {
+		if sum, err := Blocks("<!-- rendered by: ../tools/yardstick/compare.sh " + verb + " ../tools/yardstick/results/t.txt -->\n```text\n```\n"); err != nil || len(sum) != 1 || len(sum[0].By) != 3 {
 			t.Errorf("a compare.sh %s block: %+v, %v", verb, sum, err)
 		}
 	}
 	if empty, err := Blocks("<!-- rendered from a.json -->\n```text\n```\n"); err != nil || len(empty) != 1 || empty[0].Text != "" {
 		t.Errorf("an empty block: %+v, %v", empty, err)
 	}
-	if len(bs) != 2 || bs[0].From != "results/a.json" || bs[0].First != 2 || bs[0].Last != 3 || bs[0].Text != "x\ny\n" || bs[0].Line != 3 ||
-		strings.Join(bs[1].By, " ") != "pipebench top results/k.pb.gz" || bs[1].Text != "z\n" {
+	if len(bs) != 3 || bs[0].From != "results/a.json" || bs[0].First != 2 || bs[0].Last != 3 || bs[0].Text != "x\ny\n" || bs[0].Line != 3 || bs[0].AtRoot ||
+		strings.Join(bs[1].By, " ") != "pipebench compare r/a.json" || bs[1].Text != "w\n" || bs[1].Line != 9 || !bs[1].AtRoot ||
+		strings.Join(bs[2].By, " ") != "pipebench top results/k.pb.gz" || bs[2].Text != "z\n" || bs[2].AtRoot {
 		t.Fatalf("blocks %+v", bs)
 	}
-	if got := Replace(page, bs, []string{"1\n", "2\n3\n"}); got != strings.Replace(strings.Replace(page, "x\ny\n", "1\n", 1), "z\n", "2\n3\n", 1) {
+	want := strings.Replace(strings.Replace(strings.Replace(page, "x\ny\n", "1\n", 1), "\nw\n", "\n2\n", 1), "z\n", "3\n4\n", 1)
+	if got := Replace(page, bs, []string{"1\n", "2\n", "3\n4\n"}); got != want {
 		t.Errorf("Replace gave\n%s", got)
 	}
 	if l, err := Lines("a\nb\nc\n", 2, 3); err != nil || l != "b\nc\n" {
@@ -141,6 +155,9 @@ func TestBlocks(t *testing.T) {
 	}
 	for _, bad := range []string{
 		"<!-- rendered by: rm -rf results -->\n```text\n```\n",
+		"<!-- rendered by: pipebench sweep -n 10 -->\n```text\n```\n", // measures: not a rendering
+		"```text\n$ pipebench -n 10 -l 1\n```\n",                      // the same, as a command line
+		"```text\n$ pipebench compare a.json\nunclosed\n",
 		"<!-- rendered by: ../yardstick/compare.sh -b epoll -->\n```text\n```\n", // measures: not a rendering
 		"<!-- rendered by: ../elsewhere/compare.sh -summary a.txt -->\n```text\n```\n",
 		"<!-- rendered by: ../yardstick/compare.sh -list -->\n```text\n```\n", // neither -summary nor -history
@@ -210,8 +227,9 @@ func TestREADMEFlags(t *testing.T) {
 	}
 }
 
-// TestCIRunsREADME: the test command README gives is the one .ci/run runs,
-// word for word, with go vet ./...
+// TestCIRunsREADME: the test commands README gives are the ones .ci/run
+// runs, word for word, with go vet ./...: the product's, and the tools'
+// module's in tools/.
 func TestCIRunsREADME(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
@@ -221,15 +239,20 @@ func TestCIRunsREADME(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const test = "go test -race -count=1 ./..."
-	if !strings.Contains(string(readme), "    "+test+" ") {
-		t.Errorf("README does not give the test command %q", test)
+	const (
+		test  = "go test -race -count=1 ./..."
+		tools = "(cd tools && go vet ./... && " + test + ")"
+	)
+	for _, want := range []string{test, tools} {
+		if !strings.Contains(string(readme), "    "+want+" ") {
+			t.Errorf("README does not give the test command %q", want)
+		}
 	}
 	lines := map[string]bool{}
 	for _, l := range strings.Split(string(ci), "\n") {
 		lines[strings.TrimSpace(l)] = true
 	}
-	for _, want := range []string{test, "go vet ./..."} {
+	for _, want := range []string{test, "go vet ./...", tools} {
 		if !lines[want] {
 			t.Errorf(".ci/run has no line %q", want)
 		}

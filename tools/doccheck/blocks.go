@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -18,22 +19,33 @@ type Block struct {
 	First, Last int
 	// By is the command a "rendered by" block runs, split into words.
 	By []string
+	// AtRoot says the command is the block's own first line ("$ pipebench
+	// ..."), run in the repository's root, its paths from there; the
+	// block's Text is what follows that line.
+	AtRoot bool
 	// Text is the block's content as the page holds it; start and end
 	// are its byte offsets in the page.
 	Text       string
 	start, end int
 }
 
-var marker = regexp.MustCompile(`(?m)^<!-- rendered (from|by:) (.+?) -->\n`)
+var (
+	marker = regexp.MustCompile(`(?m)^<!-- rendered (from|by:) (.+?) -->\n`)
+	// prompt is a fenced block whose first line is the command that
+	// printed it.
+	prompt = regexp.MustCompile("(?m)^```text\n\\$ (pipebench [^\n]+)\n")
+)
 
 const fence = "```"
 
-// Blocks finds the rendered blocks of page. A marker must be followed by
-// a fenced block (a line "```text", the text, a line "```").
+// Blocks finds the rendered blocks of page, in the order they stand. A
+// marker must be followed by a fenced block (a line "```text", the text,
+// a line "```"); a fenced block whose first line is "$ pipebench ARGS"
+// holds what that command prints, run in the repository's root.
 func Blocks(page string) ([]Block, error) {
 	var bs []Block
 	for _, m := range marker.FindAllStringSubmatchIndex(page, -1) {
-		b := Block{Line: 1 + strings.Count(page[:m[0]], "\n")}
+		b := Block{Line: line(page, m[0])}
 		kind, spec := page[m[2]:m[3]], page[m[4]:m[5]]
 		if kind == "from" {
 			if err := b.parseFrom(spec); err != nil {
@@ -42,26 +54,48 @@ func Blocks(page string) ([]Block, error) {
 		} else {
 			b.By = strings.Fields(spec)
 			if !allowed(b.By) {
-				return nil, fmt.Errorf("line %d: %q: want a pipebench, go tool pprof or yardstick/compare.sh -summary or -history command", b.Line, spec)
+				return nil, fmt.Errorf("line %d: %q: want a pipebench compare or top, go tool pprof or compare.sh -summary or -history command", b.Line, spec)
 			}
 		}
-		rest := page[m[1]:]
 		open := fence + "text\n"
-		if !strings.HasPrefix(rest, open) {
+		if !strings.HasPrefix(page[m[1]:], open) {
 			return nil, fmt.Errorf("line %d: the marker is not followed by a %q line", b.Line, strings.TrimSpace(open))
 		}
-		body := rest[len(open):]
-		// The closing line may be the first: an empty block.
-		end := strings.Index("\n"+body, "\n"+fence+"\n")
-		if end < 0 {
-			return nil, fmt.Errorf("line %d: the block has no closing %s line", b.Line, fence)
+		if err := b.body(page, m[1]+len(open)); err != nil {
+			return nil, err
 		}
-		b.Text = body[:end]
-		b.start = m[1] + len(open)
-		b.end = b.start + len(b.Text)
 		bs = append(bs, b)
 	}
+	for _, m := range prompt.FindAllStringSubmatchIndex(page, -1) {
+		b := Block{Line: line(page, m[0]), By: strings.Fields(page[m[2]:m[3]]), AtRoot: true}
+		if !allowed(b.By) {
+			return nil, fmt.Errorf("line %d: %q: want a pipebench compare or top command", b.Line, page[m[2]:m[3]])
+		}
+		if err := b.body(page, m[1]); err != nil {
+			return nil, err
+		}
+		bs = append(bs, b)
+	}
+	slices.SortFunc(bs, func(a, b Block) int { return a.start - b.start })
 	return bs, nil
+}
+
+// line is the line number, from 1, of byte offset at of page.
+func line(page string, at int) int { return 1 + strings.Count(page[:at], "\n") }
+
+// body sets b's text to the page's from offset start to the block's
+// closing fence line.
+func (b *Block) body(page string, start int) error {
+	rest := page[start:]
+	// The closing line may be the first: an empty block.
+	end := strings.Index("\n"+rest, "\n"+fence+"\n")
+	if end < 0 {
+		return fmt.Errorf("line %d: the block has no closing %s line", b.Line, fence)
+	}
+	b.Text = rest[:end]
+	b.start = start
+	b.end = start + end
+	return nil
 }
 
 func (b *Block) parseFrom(spec string) error {
@@ -80,12 +114,12 @@ func (b *Block) parseFrom(spec string) error {
 	return nil
 }
 
-// allowed says whether a block may run words: pipebench, go tool pprof, or
-// compare.sh's judgements of kept tables (-summary, -history), which
-// measure nothing.
+// allowed says whether a block may run words: commands that read records
+// and measure nothing: pipebench compare or top, go tool pprof, or
+// compare.sh's judgements of kept tables (-summary, -history).
 func allowed(words []string) bool {
 	switch {
-	case len(words) >= 2 && words[0] == "pipebench":
+	case len(words) >= 2 && words[0] == "pipebench" && (words[1] == "compare" || words[1] == "top"):
 		return true
 	case len(words) >= 4 && words[0] == "go" && words[1] == "tool" && words[2] == "pprof":
 		return true

@@ -4,11 +4,11 @@
 # alternately, side by side with the ratio pipebench/C. compare.sh hands
 # `compare.sh herd ...` and `compare.sh timeout ...` to it.
 #
-#   yardstick/compare.sh herd                          # the default herd rows
-#   yardstick/compare.sh herd "-waiters 64 -n 1000 -l 1" "-mode processes -waiters 8"
-#   yardstick/compare.sh timeout                       # the default timeout rows
-#   yardstick/compare.sh timeout "-samples 500 -mechanisms epoll_pwait2,ppoll -timeouts 100us"
-#   yardstick/compare.sh herd -list                    # the rows and the expected duration
+#   tools/yardstick/compare.sh herd                          # the default herd rows
+#   tools/yardstick/compare.sh herd "-waiters 64 -n 1000 -l 1" "-mode processes -waiters 8"
+#   tools/yardstick/compare.sh timeout                       # the default timeout rows
+#   tools/yardstick/compare.sh timeout "-samples 500 -mechanisms epoll_pwait2,ppoll -timeouts 100us"
+#   tools/yardstick/compare.sh herd -list                    # the rows and the expected duration
 #
 # A configuration is one argument: the flags both programs get. Each runs
 # REPS times (default 3) per program, the two taking turns (which goes first
@@ -83,7 +83,7 @@ if ((list)); then
 fi
 
 take_lock "$here/compare-experiments.sh" "${orig[@]}"
-cd "$here/.."
+cd "$here/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build_all "$tmp"

@@ -54,16 +54,16 @@ func TestCompareSummary(t *testing.T) {
 	}
 }
 
-// TestCompareSummaryRecords judges every table kept in docs/results/speed
+// TestCompareSummaryRecords judges every table kept in results/
 // again and holds each judgement to the one its run printed, where it
 // printed one (the whole table always; the kinds of row since compare.sh
 // prints them): the same counts, the same chance, the median within the
 // rounding of the printed ratios. The kinds' rows add up to the table's.
 func TestCompareSummaryRecords(t *testing.T) {
 	bash := bashOrSkip(t)
-	records, err := filepath.Glob("../docs/results/speed/compare-*.txt")
+	records, err := filepath.Glob("results/compare-*.txt")
 	if err != nil || len(records) == 0 {
-		t.Fatalf("no compare.sh tables in docs/results/speed: %v", err)
+		t.Fatalf("no compare.sh tables in results/: %v", err)
 	}
 	judgement := regexp.MustCompile(`^# (.*): median ratio ([0-9.]+); (.*)$`)
 	rowsOf := regexp.MustCompile(`, ([0-9]+) rows?$`)

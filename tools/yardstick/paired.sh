@@ -11,13 +11,13 @@
 # programs side by side, each with a CPU of its own and the other busy: not
 # the figure of either alone (compare.sh gives that).
 #
-#   yardstick/paired.sh "-b epoll -n 1000 -l 1 -writer self"       # pipebench against the yardstick
-#   FIRST=minimal yardstick/paired.sh "-b uring -n 10 -l 1 -writer self"
-#   FIRST=inline yardstick/paired.sh "-b epoll -n 10 -l 1 -writer self"
-#   FIRST=go yardstick/paired.sh "-b epoll -n 1000 -l 1 -writer self"     # Go's calls into assembly, in C
-#   AGAINST=HEAD~1 yardstick/paired.sh "-b uring -n 1000 -l 1 -writer self"  # pipebench against its own earlier build
-#   yardstick/paired.sh "-b epoll -n 1000 -l 1 -writer thread"     # both threads of each program on its CPU
-#   yardstick/paired.sh -list "-b epoll -n 10 -l 1 -writer self"   # what it would run; measures nothing
+#   tools/yardstick/paired.sh "-b epoll -n 1000 -l 1 -writer self"       # pipebench against the yardstick
+#   FIRST=minimal tools/yardstick/paired.sh "-b uring -n 10 -l 1 -writer self"
+#   FIRST=inline tools/yardstick/paired.sh "-b epoll -n 10 -l 1 -writer self"
+#   FIRST=go tools/yardstick/paired.sh "-b epoll -n 1000 -l 1 -writer self"     # Go's calls into assembly, in C
+#   AGAINST=HEAD~1 tools/yardstick/paired.sh "-b uring -n 1000 -l 1 -writer self"  # pipebench against its own earlier build
+#   tools/yardstick/paired.sh "-b epoll -n 1000 -l 1 -writer thread"     # both threads of each program on its CPU
+#   tools/yardstick/paired.sh -list "-b epoll -n 10 -l 1 -writer self"   # what it would run; measures nothing
 #
 # The first program (FIRST) is pipebench (the default), the yardstick
 # itself (yardstick: the calibration), the minimal loop (minimal), or the
@@ -72,9 +72,9 @@ check_tick paired.sh
 second=yardstick
 if [[ -n $AGAINST ]]; then
 	[[ $FIRST == pipebench ]] || { echo "paired.sh: AGAINST=$AGAINST: the first program must be pipebench (FIRST=$FIRST)" >&2; exit 2; }
-	against=$(git -C "$here/.." rev-parse --verify --quiet "$AGAINST^{commit}") ||
+	against=$(git -C "$here/../.." rev-parse --verify --quiet "$AGAINST^{commit}") ||
 		{ echo "paired.sh: AGAINST=$AGAINST: want a commit of this repository, such as HEAD~1" >&2; exit 2; }
-	second="pipebench@$(git -C "$here/.." rev-parse --short "$against")"
+	second="pipebench@$(git -C "$here/../.." rev-parse --short "$against")"
 fi
 w2=$((${#second} > 12 ? ${#second} : 12)) # the second program's column
 [[ $CPUS =~ ^([0-9]+),([0-9]+)$ && ${BASH_REMATCH[1]} != "${BASH_REMATCH[2]}" ]] ||
@@ -121,7 +121,7 @@ if ((list)); then
 fi
 
 take_lock "$here/paired.sh" "${orig[@]}"
-cd "$here/.."
+cd "$here/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 build_all "$tmp"

@@ -741,8 +741,8 @@ static void *writer_thread(void *arg)
 /* ticker is -tick's thread: it sleeps the given time and wakes, over and
  * over, as the Go runtime's sysmon does (20 us at its most frequent, 10 ms
  * when nothing needs it), so that the yardstick's processes can be given
- * the wake-ups of pipebench's runtime threads (docs/speed.md, "Wake-ups
- * across CPUs"): one in the reader's process, and with -writer process one
+ * the wake-ups of pipebench's runtime threads (../README.md, "Output"):
+ * one in the reader's process, and with -writer process one
  * in the writer's (its idle thread, -writer-threads). It ends with the
  * process. */
 static const char *tick_text(int64_t ns)

@@ -15,10 +15,8 @@
 // gcc and check their output, their token accounting and their descriptor
 // budgets (never their speed). See README.md.
 //
-// Imports: nothing of the module's; it is C programs, shell scripts and
-// tests that build them.
-//
-// It stays at the top level, a peer program set beside the command rather
-// than Go code the module imports: users run yardstick/compare.sh by that
-// path.
+// It lives in the tools module (tools/go.mod), apart from the product: the
+// product's module never imports it, and users run tools/yardstick/compare.sh
+// by that path. results/ holds the tables compare.sh and paired.sh printed,
+// kept as records (results/README.md).
 package yardstick

@@ -2,13 +2,13 @@
 # compare.sh: pipebench against the C yardstick, same arguments, run
 # alternately, and the ratio pipebench/C of their median evts/sec.
 #
-#   yardstick/compare.sh                       # the default table (-list shows it)
-#   yardstick/compare.sh -b epoll -n 10,1000   # the rows of the default table that match
-#   yardstick/compare.sh "-b epoll -n 10 -l 1 -writer self" "taskset=0 -b poll -n 1000 -l 0 -writer thread"
-#   yardstick/compare.sh -list [filters]       # the rows and the expected duration; measures nothing
-#   yardstick/compare.sh herd|timeout [...]    # the experiments: see compare-experiments.sh
-#   yardstick/compare.sh -summary TABLE ...    # judge tables it printed again, by kind of row
-#   yardstick/compare.sh -history TABLE ...    # the same, one line a table, and the whole-table test
+#   tools/yardstick/compare.sh                       # the default table (-list shows it)
+#   tools/yardstick/compare.sh -b epoll -n 10,1000   # the rows of the default table that match
+#   tools/yardstick/compare.sh "-b epoll -n 10 -l 1 -writer self" "taskset=0 -b poll -n 1000 -l 0 -writer thread"
+#   tools/yardstick/compare.sh -list [filters]       # the rows and the expected duration; measures nothing
+#   tools/yardstick/compare.sh herd|timeout [...]    # the experiments: see compare-experiments.sh
+#   tools/yardstick/compare.sh -summary TABLE ...    # judge tables it printed again, by kind of row
+#   tools/yardstick/compare.sh -history TABLE ...    # the same, one line a table, and the whole-table test
 #
 # Filters, each a comma-separated list matched exactly against a row's
 # flags: -b, -writer, -n, -l; -taskset yes|no keeps the rows confined to one
@@ -53,10 +53,9 @@
 # The C programs make each system call through a function that returns to
 # the loop, as a Go program must (CALLS=function, the default: the C
 # programs' -calls); CALLS=inline puts the syscall instruction in their
-# loops' own code, which no Go program can do (docs/speed.md, "A return
-# after every system call"); CALLS=go makes each as Go code calls an
-# assembly function, arguments and result on the stack (docs/speed.md,
-# "Go's calls into assembly"). The header says which.
+# loops' own code, which no Go program can do; CALLS=go makes each as Go
+# code calls an assembly function, arguments and result on the stack
+# (README.md, "-calls"). The header says which.
 # AA=1 runs the C yardstick against itself: the first column is the same C
 # program taking pipebench's turns. AA=inline has the first column make its
 # system calls inline, against the yardstick making them through a
@@ -65,11 +64,11 @@
 # every TICK (default 10ms, 0 for none: its -tick), as the Go runtime's
 # sysmon does in pipebench's: on a machine whose idle CPUs halt, that
 # thread changes where the scheduler puts a writer thread or process and
-# the reader, and pipebench's runs have it (docs/speed.md, "Wake-ups across
-# CPUs"). MIN runs no ticker (the minimal loop has none). The header says
-# how the C programs ran. That table is how far apart two equally
-# fast programs come out on this machine, row by row: the calibration of
-# the 0.95 line and of the slower column (docs/speed.md, "A against A").
+# the reader, and pipebench's runs have it (README.md, "Output"). MIN runs
+# no ticker (the minimal loop has none). The header says how the C programs
+# ran. AA=1's table is how far apart two equally fast programs come out on
+# this machine, row by row: the calibration of the 0.95 line and of the
+# slower column (README.md, "compare.sh").
 # MIN=1 runs the minimal loop (c/minimal.c) against the yardstick, on the
 # -writer self rows only: the first column is the plainest C program making
 # the same calls, with one idle thread so that its kernel path is the
@@ -342,7 +341,7 @@ if ((list)); then
 fi
 
 take_lock "$here/compare.sh" "${orig[@]}"
-cd "$here/.."
+cd "$here/../.."
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
