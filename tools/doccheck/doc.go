@@ -1,6 +1,7 @@
 // Package doccheck keeps README.md and the pages under docs/ true to the
-// records their tables were rendered from. A page marks a rendered block
-// with an HTML comment naming its source, followed by a fenced text block:
+// records their tables were rendered from, and within their budget. A page
+// marks a rendered block with an HTML comment naming its source, followed
+// by a fenced text block:
 //
 //	<!-- rendered from results/FILE.json -->
 //	<!-- rendered from results/FILE.json, lines 1-29 -->
@@ -26,8 +27,10 @@
 // package's test re-renders every block and fails when a page's block
 // differs; go test ./doccheck -update (in tools/) rewrites the blocks.
 //
-// Its tests also hold README's table of flags against pipebench -h, and
-// the test commands README gives against .ci/run's.
+// Its tests also hold README's table of flags against pipebench -h, the
+// test commands README gives against .ci/run's, and every page to the
+// budget of budget_test.go: no dated heading, no dated sitting, no more
+// lines than the page's budget.
 //
 // It lives in the tools module (tools/go.mod), apart from the product,
 // and may import any of the product's packages.
