@@ -1,12 +1,23 @@
-// Package compare holds the statistics of pipebench compare: a figure's
-// repetitions in each record summarised (median and its 95% confidence
-// interval), the change of a record against the first with a confidence
-// interval, and whether that change is significant, by the Mann-Whitney U
-// test at alpha 0.05. The summary and the test are benchmath's
-// (golang.org/x/perf, benchstat's own statistics); the interval of the
-// change is the Hodges-Lehmann interval that goes with the U test, its
-// bounds read off the U distribution of go-moremath (the library
-// benchmath's test uses). Numbers in, numbers out: no I/O.
+// Package compare holds the statistics of pipebench compare. Variance
+// lives at two levels here: the runs of one sitting (a boot, or one quiet
+// window of a machine), and the sittings themselves, which drift apart by
+// more than runs inside one do (Kalibera and Jones, "Rigorous Benchmarking
+// in Reasonable Time", ISMM 2013). A record is one sitting.
+//
+// With one record a side, Compare tests the runs: each side's repetitions
+// summarised (median and its 95% confidence interval), the change with the
+// Hodges-Lehmann interval, and the Mann-Whitney U test at alpha 0.05. The
+// summary and the test are benchmath's (golang.org/x/perf, benchstat's own
+// statistics); the interval's bounds are read off the U distribution of
+// go-moremath (the library benchmath's test uses). Such a verdict covers
+// only drift inside each sitting.
+//
+// With several records a side, CompareSittings makes the sitting the unit
+// of replication (sittings.go); Components and Plan measure the two levels
+// and say how many sittings and runs a change needs (plan.go). A change is
+// better or worse only when significant and larger than a floor (judge);
+// the many figures besides the one asked about are judged after Holm's
+// adjustment (Holm). Numbers in, numbers out: no I/O.
 //
 // Imports: as imports_test.go at the module's root allows (the table in
 // docs/contributing.md shows the rules).
@@ -48,17 +59,21 @@ func (d Direction) String() string {
 	return "no better way"
 }
 
-// Summary is one record's repetitions of one figure.
+// Summary is one side's repetitions of one figure.
 type Summary struct {
-	N      int     `json:"n"`
+	// N counts the runs, Sittings the records they come from.
+	N int `json:"n"`
+	// Median is the runs' median with one sitting; with several, the
+	// geometric mean of the sittings' means (SummarizeSittings).
 	Median float64 `json:"median"`
-	// Lo and Hi bound the 95% confidence interval of the median; they are
+	// Lo and Hi bound the 95% confidence interval of Median; they are
 	// infinite when there are too few repetitions for one (Warnings says
 	// how many are needed).
 	Lo       float64  `json:"ci_lo"`
 	Hi       float64  `json:"ci_hi"`
 	Min      float64  `json:"min"`
 	Max      float64  `json:"max"`
+	Sittings int      `json:"sittings"`
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -66,10 +81,10 @@ type Summary struct {
 func Summarize(xs []float64) Summary {
 	s := benchmath.NewSample(slices.Clone(xs), &benchmath.DefaultThresholds)
 	if len(s.Values) == 0 {
-		return Summary{Median: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1), Min: math.NaN(), Max: math.NaN()}
+		return Summary{Median: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1), Min: math.NaN(), Max: math.NaN(), Sittings: 1}
 	}
 	b := benchmath.AssumeNothing.Summary(s, Confidence)
-	out := Summary{N: len(s.Values), Median: b.Center, Lo: b.Lo, Hi: b.Hi, Min: s.Values[0], Max: s.Values[len(s.Values)-1]}
+	out := Summary{N: len(s.Values), Median: b.Center, Lo: b.Lo, Hi: b.Hi, Min: s.Values[0], Max: s.Values[len(s.Values)-1], Sittings: 1}
 	for _, w := range b.Warnings {
 		out.Warnings = append(out.Warnings, w.Error())
 	}
@@ -98,34 +113,60 @@ const (
 	TooFew Verdict = "too few"
 )
 
-// Change is record b's figure against record a's.
+// Method names the test behind a change.
+type Method string
+
+const (
+	// UTest: the runs of one sitting a side, the Mann-Whitney U test and
+	// the Hodges-Lehmann interval (Compare).
+	UTest Method = "U test over runs"
+	// WelchT: the sittings, Welch's t test on their means of log values
+	// (CompareSittings).
+	WelchT Method = "Welch t over sittings"
+)
+
+// Change is side b's figure against side a's.
 type Change struct {
-	// Ratio is b's median over a's, less 1: +0.05 is 5% more.
+	// Ratio is b's centre over a's, less 1: +0.05 is 5% more. The centre
+	// is the median of the runs with one sitting a side, the geometric
+	// mean of the sittings' means with several.
 	Ratio float64 `json:"change"`
-	// Lo and Hi bound the 95% interval of the change, from the
-	// Hodges-Lehmann interval of the shift of log values: NaN when the
-	// samples are too small for one.
+	// Lo and Hi bound the 95% interval of the change: NaN when the samples
+	// are too small for one.
 	Lo float64 `json:"ci_lo"`
 	Hi float64 `json:"ci_hi"`
-	// P is the U test's p-value; N1 and N2 the samples' sizes.
-	P       float64 `json:"p"`
-	N1      int     `json:"n1"`
-	N2      int     `json:"n2"`
+	// P is the test's p-value; Adjusted the p-value after Holm's
+	// adjustment over the figures judged with it (NaN for the figure the
+	// comparison asks about, which is not adjusted).
+	P        float64 `json:"p"`
+	Adjusted float64 `json:"p_holm"`
+	// N1 and N2 are the sides' runs, K1 and K2 their sittings (records).
+	N1 int `json:"n1"`
+	N2 int `json:"n2"`
+	K1 int `json:"sittings1"`
+	K2 int `json:"sittings2"`
+	// Floor is the least change called better or worse (a share).
+	Floor   float64 `json:"floor"`
+	Method  Method  `json:"method"`
 	Verdict Verdict `json:"verdict"`
 	// Note says why there is no verdict or interval.
 	Notes []string `json:"notes,omitempty"`
 }
 
-// Significant says whether the U test rejects sameness at Alpha.
+// Significant says whether the change was called: significant and larger
+// than its floor.
 func (c Change) Significant() bool {
 	return c.Verdict == Better || c.Verdict == Worse || c.Verdict == Changed
 }
 
-// Compare is b against a for a figure that improves in direction dir.
-func Compare(a, b []float64, dir Direction) Change {
+// Compare is b against a, the runs of one sitting a side, for a figure
+// that improves in direction dir: called only when the U test rejects at
+// Alpha and the change is larger than floor.
+func Compare(a, b []float64, dir Direction, floor float64) Change {
 	sa := benchmath.NewSample(slices.Clone(a), &benchmath.DefaultThresholds)
 	sb := benchmath.NewSample(slices.Clone(b), &benchmath.DefaultThresholds)
-	c := Change{Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), P: math.NaN(), N1: len(a), N2: len(b), Verdict: TooFew}
+	c := Change{Ratio: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), P: math.NaN(), Adjusted: math.NaN(), N1: len(a), N2: len(b),
+		K1: 1, K2: 1, Floor: floor, Method: UTest, Verdict: TooFew}
 	if len(a) == 0 || len(b) == 0 {
 		c.Notes = append(c.Notes, "no repetition in one of the records")
 		return c
@@ -142,20 +183,8 @@ func Compare(a, b []float64, dir Direction) Change {
 	for _, w := range cmp.Warnings {
 		c.Notes = append(c.Notes, w.Error())
 	}
-	switch {
-	case cmp.P < cmp.Alpha:
-		c.Verdict = Changed
-		up := mb > ma
-		if dir == HigherIsBetter && up || dir == LowerIsBetter && !up {
-			c.Verdict = Better
-		} else if dir != Neutral {
-			c.Verdict = Worse
-		}
-	case slices.ContainsFunc(c.Notes, func(n string) bool { return strings.HasPrefix(n, "need ") }):
-		c.Verdict = TooFew
-	default:
-		c.Verdict = Same
-	}
+	tooFew := cmp.P >= cmp.Alpha && slices.ContainsFunc(c.Notes, func(n string) bool { return strings.HasPrefix(n, "need ") })
+	c.Verdict = judge(c.P, c.Ratio, floor, dir, tooFew)
 	c.Lo, c.Hi = shiftCI(sa.Values, sb.Values)
 	return c
 }

@@ -17,7 +17,7 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 func TestShiftIntervalKnownAnswer(t *testing.T) {
 	a := []float64{1, 2, 3, 4, 5}
 	b := []float64{2, 4, 6, 8, 10}
-	c := Compare(a, b, HigherIsBetter)
+	c := Compare(a, b, HigherIsBetter, 0)
 	// Ratios 2j/i for i, j in 1..5: smallest .4, .5, .667; largest 10, 8, 6.
 	if !near(c.Lo, 2.0/3-1) || !near(c.Hi, 5) {
 		t.Errorf("interval [%v, %v], want [%v, 5]", c.Lo, c.Hi, 2.0/3-1)
@@ -34,7 +34,7 @@ func TestShiftIntervalKnownAnswer(t *testing.T) {
 func TestPValueIsBenchmaths(t *testing.T) {
 	a := []float64{100, 102, 98, 101, 99, 100}
 	b := []float64{110, 111, 109, 112, 108, 110}
-	c := Compare(a, b, HigherIsBetter)
+	c := Compare(a, b, HigherIsBetter, 0)
 	th := benchmath.DefaultThresholds
 	want := benchmath.AssumeNothing.Compare(benchmath.NewSample(append([]float64{}, a...), &th), benchmath.NewSample(append([]float64{}, b...), &th))
 	if c.P != want.P {
@@ -47,10 +47,10 @@ func TestPValueIsBenchmaths(t *testing.T) {
 	if c.Verdict != Better || !c.Significant() {
 		t.Errorf("verdict %q for every b above every a: want better", c.Verdict)
 	}
-	if got := Compare(a, b, LowerIsBetter).Verdict; got != Worse {
+	if got := Compare(a, b, LowerIsBetter, 0).Verdict; got != Worse {
 		t.Errorf("lower is better: verdict %q, want worse", got)
 	}
-	if got := Compare(a, b, Neutral).Verdict; got != Changed {
+	if got := Compare(a, b, Neutral, 0).Verdict; got != Changed {
 		t.Errorf("neutral: verdict %q, want changed", got)
 	}
 	if !(c.Lo > 0.05 && c.Hi < 0.15 && c.Lo <= 0.1 && c.Hi >= 0.1) {
@@ -62,12 +62,12 @@ func TestPValueIsBenchmaths(t *testing.T) {
 // holds zero.
 func TestIdenticalSamples(t *testing.T) {
 	a := []float64{5, 7, 6, 9, 8, 6, 7}
-	c := Compare(a, a, HigherIsBetter)
+	c := Compare(a, a, HigherIsBetter, 0)
 	if c.Verdict != Same || c.Ratio != 0 || c.Lo > 0 || c.Hi < 0 {
 		t.Errorf("a against itself: %+v", c)
 	}
 	flat := []float64{3, 3, 3, 3, 3, 3}
-	if c := Compare(flat, flat, LowerIsBetter); c.Verdict != Same || c.Ratio != 0 || c.Lo != 0 || c.Hi != 0 {
+	if c := Compare(flat, flat, LowerIsBetter, 0); c.Verdict != Same || c.Ratio != 0 || c.Lo != 0 || c.Hi != 0 {
 		t.Errorf("equal values: %+v", c)
 	}
 }
@@ -75,14 +75,14 @@ func TestIdenticalSamples(t *testing.T) {
 // Three repetitions can never be significant at 0.05 (the U test's least
 // p-value is 0.1), and the comparison says so rather than "~".
 func TestTooFewRepetitions(t *testing.T) {
-	c := Compare([]float64{1, 2, 3}, []float64{10, 11, 12}, HigherIsBetter)
+	c := Compare([]float64{1, 2, 3}, []float64{10, 11, 12}, HigherIsBetter, 0)
 	if c.Verdict != TooFew || len(c.Notes) == 0 {
 		t.Errorf("three each: %+v, want too few with a note", c)
 	}
 	if !math.IsNaN(c.Lo) || !math.IsNaN(c.Hi) {
 		t.Errorf("three each have no 95%% interval of the shift, got [%v, %v]", c.Lo, c.Hi)
 	}
-	if c := Compare(nil, []float64{1}, HigherIsBetter); c.Verdict != TooFew {
+	if c := Compare(nil, []float64{1}, HigherIsBetter, 0); c.Verdict != TooFew {
 		t.Errorf("an empty side: %+v", c)
 	}
 }
@@ -119,7 +119,7 @@ func TestJSONWritesNullForNoInterval(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"ci_lo":null`) {
 		t.Errorf("%s %v", b, err)
 	}
-	b, err = Compare([]float64{1}, []float64{2}, Neutral).MarshalJSON()
+	b, err = Compare([]float64{1}, []float64{2}, Neutral, 0).MarshalJSON()
 	if err != nil || !strings.Contains(string(b), `"ci_hi":null`) {
 		t.Errorf("%s %v", b, err)
 	}
@@ -143,22 +143,22 @@ func TestRelativeSpread(t *testing.T) {
 // = 4 a side; Student's t at so few runs, and the exact U test's steps,
 // put the 80% point at 5 to 7 (the t test's power is 0.79 at 5, 0.88 at 6).
 func TestResolveKnownSizes(t *testing.T) {
-	if n := Resolve(0, 0.02, 30, 1); n != 4 {
+	if n := Resolve(0, 0.02, 0, 30, 1); n != 4 {
 		t.Errorf("no spread: %d runs, want 4", n)
 	}
-	if n := Resolve(0.01, 0.05, 30, 1); n != 4 {
+	if n := Resolve(0.01, 0.05, 0, 30, 1); n != 4 {
 		t.Errorf("1%% spread, 5%% change: %d, want 4", n)
 	}
-	n2 := Resolve(0.01, 0.02, 30, 1)
+	n2 := Resolve(0.01, 0.02, 0, 30, 1)
 	if n2 < 5 || n2 > 7 {
 		t.Errorf("1%% spread, 2%% change: %d, want 5 to 7", n2)
 	}
 	// 5% spread, 2% change: the t test's size is 2(2.8)^2(2.5)^2 = 98.
-	if n := Resolve(0.05, 0.02, 40, 1); n != 0 {
+	if n := Resolve(0.05, 0.02, 0, 40, 1); n != 0 {
 		t.Errorf("5%% spread, 2%% change within 40 runs: %d, want 0 (not enough)", n)
 	}
-	wide := Resolve(0.03, 0.05, 60, 1)
-	narrow := Resolve(0.015, 0.05, 60, 1)
+	wide := Resolve(0.03, 0.05, 0, 60, 1)
+	narrow := Resolve(0.015, 0.05, 0, 60, 1)
 	if !(narrow > 0 && wide > narrow) {
 		t.Errorf("5%% change: %d runs at 1.5%% spread, %d at 3%%: want more for more spread", narrow, wide)
 	}

@@ -25,20 +25,26 @@ func (s Summary) MarshalJSON() ([]byte, error) {
 		Hi       num      `json:"ci_hi"`
 		Min      num      `json:"min"`
 		Max      num      `json:"max"`
+		Sittings int      `json:"sittings"`
 		Warnings []string `json:"warnings,omitempty"`
-	}{s.N, num(s.Median), num(s.Lo), num(s.Hi), num(s.Min), num(s.Max), s.Warnings})
+	}{s.N, num(s.Median), num(s.Lo), num(s.Hi), num(s.Min), num(s.Max), s.Sittings, s.Warnings})
 }
 
 // MarshalJSON writes c with null for what it does not have.
 func (c Change) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
-		Ratio   num      `json:"change"`
-		Lo      num      `json:"ci_lo"`
-		Hi      num      `json:"ci_hi"`
-		P       num      `json:"p"`
-		N1      int      `json:"n1"`
-		N2      int      `json:"n2"`
-		Verdict Verdict  `json:"verdict"`
-		Notes   []string `json:"notes,omitempty"`
-	}{num(c.Ratio), num(c.Lo), num(c.Hi), num(c.P), c.N1, c.N2, c.Verdict, c.Notes})
+		Ratio    num      `json:"change"`
+		Lo       num      `json:"ci_lo"`
+		Hi       num      `json:"ci_hi"`
+		P        num      `json:"p"`
+		Adjusted num      `json:"p_holm"`
+		N1       int      `json:"n1"`
+		N2       int      `json:"n2"`
+		K1       int      `json:"sittings1"`
+		K2       int      `json:"sittings2"`
+		Floor    num      `json:"floor"`
+		Method   Method   `json:"method"`
+		Verdict  Verdict  `json:"verdict"`
+		Notes    []string `json:"notes,omitempty"`
+	}{num(c.Ratio), num(c.Lo), num(c.Hi), num(c.P), num(c.Adjusted), c.N1, c.N2, c.K1, c.K2, num(c.Floor), c.Method, c.Verdict, c.Notes})
 }

@@ -39,13 +39,23 @@ func RelativeSpread(xs []float64) float64 {
 	return 1.4826 * mad / math.Abs(med)
 }
 
-// Resolve is the fewest repetitions a side, up to maxN, with which the U
-// test at Alpha finds a change of d (0.02 for 2%) in at least Power of
-// simulated comparisons, when runs spread normally with relative spread
-// spread (RelativeSpread of an A/A pair's runs); 0 when maxN is not
-// enough. The trials are drawn from seed, so the answer is repeatable.
-// No fewer than 4 a side can ever be significant at 0.05.
-func Resolve(spread, d float64, maxN int, seed uint64) int {
+// median is the median of sorted xs.
+func median(xs []float64) float64 {
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
+}
+
+// Resolve is the fewest runs a side, up to maxN, with which Compare calls
+// a change of d (0.05 for 5%) in at least Power of simulated comparisons
+// inside one sitting: the U test rejects at Alpha and the change of the
+// medians is larger than floor, when runs spread normally with relative
+// spread spread (RelativeSpread of the runs); 0 when maxN is not enough.
+// The trials are drawn from seed, so the answer is repeatable. No fewer
+// than 4 a side can ever be significant at 0.05.
+func Resolve(spread, d, floor float64, maxN int, seed uint64) int {
 	if math.IsNaN(spread) || d == 0 || maxN < 4 {
 		return 0
 	}
@@ -63,7 +73,8 @@ func Resolve(spread, d float64, maxN int, seed uint64) int {
 				a[i] = 1 + noise.Rand()
 				b[i] = (1 + d) * (1 + noise.Rand())
 			}
-			if c := benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &th), benchmath.NewSample(b, &th)); c.P < th.CompareAlpha {
+			sa, sb := benchmath.NewSample(a, &th), benchmath.NewSample(b, &th)
+			if c := benchmath.AssumeNothing.Compare(sa, sb); c.P < th.CompareAlpha && median(sb.Values)/median(sa.Values)-1 > floor {
 				hits++
 			}
 		}
