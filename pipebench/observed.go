@@ -30,7 +30,8 @@ type observed struct {
 	reported    Counts
 	interrupted bool
 	elapsed     time.Duration
-	halts       Halts // the CPUs' idle-state entries over the window
+	halts       Halts      // the CPUs' idle-state entries over the window
+	machine     MachineCPU // the machine's CPU time over the window
 
 	// When the window closed: each reader's counts, the ctl calls of
 	// every backend instance, the readers' histograms merged, a kernel
@@ -106,7 +107,7 @@ func (r *run) result(th *threads) *Result {
 	res := &Result{
 		Setup: o.setup, Intervals: o.intervals, Elapsed: o.elapsed, Interrupted: o.interrupted,
 		Totals: sum(o.final), PerCall: o.perCall, Latency: o.latency,
-		Process: o.process, KernelThread: o.kernel, Halts: o.halts,
+		Process: o.process, KernelThread: o.kernel, Halts: o.halts, Machine: o.machine,
 	}
 	res.Totals.Ctl = o.ctl
 	res.Tail = res.Totals.Sub(o.reported)

@@ -16,6 +16,10 @@ type Usage = osthread.Usage
 // measured window, POLL left out (internal/osthread).
 type Halts = osthread.Halts
 
+// MachineCPU is the machine's CPU time over the measured window, every
+// program's, from /proc/stat (internal/osthread).
+type MachineCPU = osthread.MachineCPU
+
 // Setup describes a run once its pipes are made, before it is measured:
 // the configuration it runs with, and what was decided when it was set up.
 type Setup struct {
@@ -167,6 +171,29 @@ type Result struct {
 	// may run on, read when the window opens and when it closes; no count
 	// (Halts.Entries nil) where cpuidle is absent or was not read.
 	Halts Halts `json:"halts"`
+	// Machine is the machine's CPU time over the window, every CPU's and
+	// every program's, read from /proc/stat when the window opens and when
+	// it closes: with the run's own processes' usage (Process,
+	// WriterProcess) it says what other programs used (Others), and of the
+	// CPUs the run may use (Machine.CPUs), how idle they were
+	// (Machine.Allowed).
+	Machine MachineCPU `json:"machine_cpu"`
+}
+
+// Others is how much of a CPU other programs used over the window, on
+// average: the machine's busy time less the run's own processes' CPU
+// time, over the window's length; and how much the hypervisor took
+// (steal). ok is false where the machine's time was not read. /proc/stat
+// counts in ticks of 10ms, so that a window of a second or more is needed
+// for a figure good to a hundredth of a CPU.
+func (r *Result) Others() (others, steal float64, ok bool) {
+	m := &r.Machine
+	if m.Missing != "" || len(m.PerCPU) == 0 || r.Elapsed <= 0 {
+		return 0, 0, false
+	}
+	own := max(r.Process.CPU(), 0) + max(r.WriterProcess.CPU(), 0)
+	w := float64(r.Elapsed)
+	return max(float64(m.Total.Busy()-own), 0) / w, float64(m.Total.Steal) / w, true
 }
 
 // ReaderResult is one reader thread's part of a run with several readers or

@@ -218,6 +218,7 @@ type window struct {
 	process osthread.Meter
 	kernel  *kernelMeter // the backend's kernel thread, if it runs one
 	halts   osthread.HaltMeter
+	machine osthread.StatMeter
 }
 
 // openWindow describes the setup, once, and calls OnSetup with it; then it
@@ -226,13 +227,14 @@ type window struct {
 func (r *run) openWindow(th *threads) window {
 	// Which CPUs' idle states count is read before OnSetup, off the
 	// window (it allocates); their counts at its edges.
-	halts := osthread.NewHaltMeter()
+	halts, machine := osthread.NewHaltMeter(), osthread.NewStatMeter()
 	r.obs.setup = r.describe(th)
 	if r.cfg.OnSetup != nil {
 		r.cfg.OnSetup(r.obs.setup)
 	}
 	clocks := newCPUClocks(r.obs.setup, r.plan.Writer == WriterThread)
-	w := window{clocks: clocks, process: osthread.StartUsage(unix.RUSAGE_SELF), kernel: r.startKernelThread(), halts: halts.Start()}
+	w := window{clocks: clocks, process: osthread.StartUsage(unix.RUSAGE_SELF), kernel: r.startKernelThread(), halts: halts.Start(),
+		machine: machine.Start()}
 	// Setup's registrations are not part of the measured window.
 	w.ctl0 = r.ctlNow()
 	w.cpu0 = clocks.read(CPUTimes{})
@@ -268,7 +270,7 @@ func (r *run) closeWindow(rds []*reader, th *threads, w window) {
 	r.awaitReader(th.readDone)
 	o := &r.obs
 	o.elapsed = time.Since(w.t0)
-	o.halts = w.halts.Stop()
+	o.halts, o.machine = w.halts.Stop(), w.machine.Stop()
 	kt, err := w.kernel.stop()
 	if err != nil {
 		r.fail(err)
