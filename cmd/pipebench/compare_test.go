@@ -31,6 +31,8 @@ func TestCompareGolden(t *testing.T) {
 		{"by-b-base.text", "compare -by b -base poll testdata/compare/a.json"},
 		{"timeout.text", "compare -by mechanisms testdata/compare/timeout.json"},
 		{"herd-aa.text", "compare testdata/compare/herd.json testdata/compare/herd.json"},
+		{"floor.text", "compare -floor 5% testdata/compare/a.json testdata/compare/b.json"},
+		{"metric.text", "compare -metric cpu/token -by b testdata/compare/a.json"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := invoke(t, strings.Fields(c.args)...)
@@ -242,7 +244,8 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 		{"herd", []string{"-waiters", "2", "-mode", "threads", "-exclusive", "on", "-n", "3", "-l", "2", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-seed", "4", "-count", "2", "-format", "json"}},
 		{"timeout", []string{"-timeouts", "50µs", "-mechanisms", "ppoll", "-samples", "3", "-slack", "1ns", "-count", "2", "-format", "json"}},
 		{"seeds", []string{"-quick", "-count", "2", "-format", "json"}},
-		{"compare", []string{"-by", "b", "-base", "poll", "-format", "json", "-plot", filepath.Join(dir, "c.svg"), "testdata/compare/a.json"}},
+		{"compare", []string{"-by", "b", "-base", "poll", "-format", "json", "-plot", filepath.Join(dir, "c.svg"), "-check", "-metric", "tokens/sec",
+			"-floor", "3%", "testdata/compare/a.json"}},
 		{"sweep", []string{"-b", "epoll", "-n", "5", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-nest", "1", "-cpu", "0",
 			"-plot", filepath.Join(dir, "s.svg"), "-ref", "../../testdata/pipetest-2002.csv"}},
 		{"sweep", []string{"-b", "epoll", "-n", "6", "-l", "2", "-writer", "thread", "-readers", "2", "-share", "-d", "100ms", "-i", "50ms", "-warmup", "0"}},
@@ -330,4 +333,96 @@ func helpFlags(t *testing.T, command string) []string {
 		t.Fatalf("no flags in the help of %q", command)
 	}
 	return flags
+}
+
+// The records sit-*.json under testdata/compare stand for sittings of one
+// configuration on separate boots. They are made from run.json (its three
+// runs twice over, six a record, intervals left out), every run's
+// evts/sec, tokens/sec and CPU per token or event scaled by its sitting's
+// factor and a run's jitter (1, 1.004, 0.996, 1.006, 0.994, 1.002): A1
+// 1.000, A2 1.015, A3 1.006, A4 1.011, B1 0.930, B2 0.945, so that B is
+// about 7% slower than A, sittings spread about 1%; B2's runs say that
+// other programs used 0.3 of a CPU in their windows. The renders run from
+// testdata/compare, so that the command line they end with stays short.
+func TestCompareSittingsGolden(t *testing.T) {
+	for _, c := range []struct{ name, args string }{
+		{"sittings.text", "compare sit-a1.json sit-a2.json vs sit-b1.json sit-b2.json"},
+		{"sittings-aa.text", "compare sit-a1.json sit-a2.json vs sit-a3.json sit-a4.json"},
+		{"sittings.markdown", "compare -format markdown sit-a1.json sit-a2.json vs sit-b1.json sit-b2.json"},
+		{"sittings-one-side.text", "compare sit-a1.json vs sit-b1.json sit-b2.json"},
+	} {
+		var stdout string
+		t.Run(c.name, func(t *testing.T) {
+			t.Chdir("testdata/compare")
+			var code int
+			var stderr string
+			code, stdout, stderr = invoke(t, strings.Fields(c.args)...)
+			if code != exitOK || stderr != "" {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+		})
+		golden.Check(t, "compare/"+c.name+".golden", []byte(stdout))
+		if strings.HasSuffix(c.name, ".text") {
+			for i, line := range strings.Split(stdout, "\n") {
+				if n := len([]rune(line)); n > report.TextWidth {
+					t.Errorf("%s: line %d is %d columns, over %d: %q", c.name, i+1, n, report.TextWidth, line)
+				}
+			}
+		}
+	}
+}
+
+// -check's exit status, for git bisect run: 1 when the primary figure got
+// worse beyond the floor, 0 when it did not (better, or unchanged), 125
+// when too few runs or sittings tell; and the line that says which.
+func TestCompareCheckExitCodes(t *testing.T) {
+	const dir = "testdata/compare/"
+	for _, c := range []struct {
+		args string
+		code int
+		says string
+	}{
+		{"compare -check sit-a1.json sit-a2.json vs sit-b1.json sit-b2.json", exitFailed, "compare -check: worse: "},
+		{"compare -check sit-b1.json sit-b2.json vs sit-a1.json sit-a2.json", exitOK, "compare -check: not worse: "},
+		{"compare -check sit-a1.json sit-a2.json vs sit-a3.json sit-a4.json", exitOK, "compare -check: not worse: "},
+		{"compare -check run.json run.json", exitSkip, "compare -check: cannot tell: "},
+		{"compare -check -floor 10% sit-a1.json sit-a2.json vs sit-b1.json sit-b2.json", exitOK, "compare -check: not worse: "},
+		{"compare -check -metric syscalls/token sit-a1.json sit-a2.json vs sit-b1.json sit-b2.json", exitOK, "compare -check: not worse: "},
+		{"compare -check -by b a.json", exitFailed, "compare -check: worse: -n 10 -l 1: poll vs epoll, evts/sec"},
+		{"compare -check -by b -base poll a.json", exitOK, "compare -check: not worse: "},
+	} {
+		t.Run(c.args, func(t *testing.T) {
+			var args []string
+			for _, a := range strings.Fields(c.args) {
+				if strings.HasSuffix(a, ".json") {
+					a = dir + a
+				}
+				args = append(args, a)
+			}
+			code, stdout, stderr := invoke(t, args...)
+			if code != c.code || !strings.HasPrefix(stderr, c.says) || strings.Count(stderr, "\n") != 1 || stdout == "" {
+				t.Errorf("exit %d, stderr %q; want exit %d and a line starting %q after the tables", code, stderr, c.code, c.says)
+			}
+		})
+	}
+}
+
+// compare's bad input, each one line and exit status 2 before any table.
+func TestCompareBadInputGolden(t *testing.T) {
+	for _, c := range []struct{ name, args string }{
+		{"compare-side-empty", "compare vs testdata/compare/sit-b1.json"},
+		{"compare-last-side-empty", "compare testdata/compare/sit-a1.json vs"},
+		{"compare-middle-side-empty", "compare testdata/compare/sit-a1.json vs vs testdata/compare/sit-b1.json"},
+		{"compare-metric-unknown", "compare -metric evts testdata/compare/sit-a1.json testdata/compare/sit-b1.json"},
+		{"compare-floor-negative", "compare -floor -1% testdata/compare/sit-a1.json testdata/compare/sit-b1.json"},
+		{"compare-floor-not-percent", "compare -floor two testdata/compare/sit-a1.json testdata/compare/sit-b1.json"},
+		{"compare-floor-too-large", "compare -floor 100 testdata/compare/sit-a1.json testdata/compare/sit-b1.json"},
+		{"compare-check-one-side", "compare -check testdata/compare/sit-a1.json"},
+		{"compare-by-sides", "compare -by b testdata/compare/a.json vs testdata/compare/b.json"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			stderr := badInput(t, c.args, "pipebench: compare: ")
+			golden.Check(t, "errors/"+c.name+".golden", []byte("$ pipebench "+c.args+"\n"+stderr))
+		})
+	}
 }

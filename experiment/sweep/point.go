@@ -129,13 +129,18 @@ type Point struct {
 	// when -latency recorded them.
 	Costs   []summary.Cost   `json:"costs,omitempty"`
 	Latency *summary.Latency `json:"latency,omitempty"`
+	// Others and Steal are the shares of a CPU other programs and the
+	// hypervisor took during the run's window (pipebench.Result.Others);
+	// nil where the machine's CPU time was not read.
+	Others *float64 `json:"others_cpu,omitempty"`
+	Steal  *float64 `json:"steal_cpu,omitempty"`
 }
 
 // NewPoint summarises one finished run.
 func NewPoint(k Key, res *pipebench.Result, warmup int) Point {
 	s := summary.Summarize(res, warmup)
 	e := s.EventsPerSec
-	return Point{
+	p := Point{
 		Key: k, Writer: res.Setup.Writer.String(),
 		EventsPerSec: e.Median, CILow: e.CILow, CIHigh: e.CIHigh, CV: e.CV, Noisy: e.Noisy,
 		Intervals: e.N, TokensPerSec: s.TokensPerSec,
@@ -144,6 +149,10 @@ func NewPoint(k Key, res *pipebench.Result, warmup int) Point {
 		SyscallsPerToken: s.SyscallsPerToken, CPUPerToken: s.CPUPerToken, CompletionsPerEnter: s.CompletionsPerEnter,
 		Costs: s.Costs, Latency: s.Latency,
 	}
+	if others, steal, ok := res.Others(); ok {
+		p.Others, p.Steal = &others, &steal
+	}
+	return p
 }
 
 // Missing is a point of the grid that has no measurement, and why.

@@ -10,11 +10,12 @@ import (
 )
 
 // ComparisonFigure draws sweep records side by side: evts/sec against
-// pipes, a curve per record (or, with by, per value of that flag) and per
+// pipes, a curve per side (labels[i] is record i's; or, with by, per value
+// of that flag) and per
 // backend and tokens in flight, each point the median of its repetitions
 // with the 95% interval of the median as its bar (min to max where there
 // are too few repetitions for one).
-func ComparisonFigure(records []*Loaded, by string) plot.Figure {
+func ComparisonFigure(records []*Loaded, labels []string, by string) plot.Figure {
 	f := plot.Figure{Title: "pipebench compare: evts/sec against pipes, median and spread of the repetitions", XLabel: "pipes"}
 	type curve struct {
 		name string
@@ -24,7 +25,7 @@ func ComparisonFigure(records []*Loaded, by string) plot.Figure {
 	index := map[string]*curve{}
 	for i, l := range records {
 		for _, s := range l.Configs {
-			name := fmt.Sprintf("%c: %s -l %s", 'A'+i%26, s.Vars["b"], s.Vars["l"])
+			name := fmt.Sprintf("%s: %s -l %s", labels[i], s.Vars["b"], s.Vars["l"])
 			if by != "" {
 				name = fmt.Sprintf("-%s %s", by, s.Vars[by])
 				for _, k := range []string{"b", "l", "writers", "readers"} {

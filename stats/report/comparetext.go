@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,7 +31,9 @@ func WriteComparison(w io.Writer, format string, c *Comparison) error {
 	return fmt.Errorf("unknown format %q: want %s", format, strings.Join(CompareFormats, ", "))
 }
 
-// Num prints x in four significant digits, with k or M past a thousand.
+// Num prints x in four significant digits, with k or M past a thousand,
+// and below a thousandth in three with an exponent, as the run's own text
+// prints a figure per event (6.25e-06).
 func Num(x float64) string {
 	switch a := math.Abs(x); {
 	case !finite(x):
@@ -41,9 +44,11 @@ func Num(x float64) string {
 		return fmt.Sprintf("%.4gk", x/1e3)
 	case a >= 1 || a == 0:
 		return fmt.Sprintf("%.4g", x)
+	case a >= 0.001:
+		// Three significant digits, without an exponent: 0.00136.
+		return strconv.FormatFloat(x, 'f', 2-int(math.Floor(math.Log10(math.Abs(x)))), 64)
 	}
-	// Three significant digits, without an exponent: 0.0000136.
-	return strconv.FormatFloat(x, 'f', 2-int(math.Floor(math.Log10(math.Abs(x)))), 64)
+	return strconv.FormatFloat(x, 'g', 3, 64)
 }
 
 // TextWidth is the widest line of compare's text: it is pasted into mail.
@@ -82,14 +87,18 @@ func pct(x float64) string {
 	return fmt.Sprintf("%+.1f%%", 100*x)
 }
 
-// cell is a column's median and the half-width of its interval.
+// cell is a column's centre and the half-width of its interval, or n<6
+// where there are too few runs for one.
 func cell(s compare.Summary) string {
 	if s.N == 0 {
 		return "-"
 	}
 	sp := s.Spread()
 	if math.IsInf(sp, 1) {
-		return Num(s.Median) + " ±∞"
+		return Num(s.Median) + " n<6"
+	}
+	if sp >= 10 {
+		return Num(s.Median) + " ±>999%"
 	}
 	return fmt.Sprintf("%s ±%.0f%%", Num(s.Median), 100*sp)
 }
@@ -105,11 +114,25 @@ func changeText(c compare.Change) string {
 	return fmt.Sprintf("%s [%s, %s]", pct(c.Ratio), pct(c.Lo), pct(c.Hi))
 }
 
+// pText is the p-value a row is judged by: Holm's for all but the primary
+// figure.
 func pText(c compare.Change) string {
-	if !finite(c.P) {
-		return ""
+	p := c.P
+	if finite(c.Adjusted) {
+		p = c.Adjusted
 	}
-	return fmt.Sprintf("p=%.3f", c.P)
+	return pValue(p)
+}
+
+// pValue prints a p-value to three decimals, "" for none.
+func pValue(p float64) string {
+	switch {
+	case !finite(p):
+		return ""
+	case p < 0.0005:
+		return "p<0.001"
+	}
+	return fmt.Sprintf("p=%.3f", p)
 }
 
 // table is a block of rows laid out in columns, as text or markdown.
@@ -160,37 +183,95 @@ func (t *table) write(ew *errWriter, markdown bool) {
 	}
 }
 
+// tables writes a comparison's text or markdown: what each column is, the
+// configurations one by one, the geomeans, the legend.
+type tables struct {
+	c        *Comparison
+	ew       *errWriter
+	markdown bool
+	// notes are the tests' notes, each with the figures it is of; metrics
+	// every figure the tables show.
+	notes   map[string][]string
+	metrics []string
+}
+
+// h writes a line of prose, wrapped at TextWidth (text) or as a paragraph
+// (markdown); a line that begins with spaces keeps them on every line.
+func (t *tables) h(format string, a ...any) {
+	if t.markdown {
+		t.ew.printf(format+"\n\n", a...)
+		return
+	}
+	lead := ""
+	s := fmt.Sprintf(format, a...)
+	if tr := strings.TrimLeft(s, " "); tr != s {
+		lead, s = s[:len(s)-len(tr)], tr
+	}
+	for _, l := range wrap(s, TextWidth-len(lead)) {
+		t.ew.printf("%s%s\n", lead, l)
+	}
+}
+
+// note keeps a test's note n of figure metric, to say once at the end.
+// The note that there are too few runs for a median's interval is left to
+// the cells' n<6.
+func (t *tables) note(n, metric string) {
+	if !slices.Contains(t.metrics, metric) {
+		t.metrics = append(t.metrics, metric)
+	}
+	if n == "" || strings.HasPrefix(n, "need >= 6 samples for confidence interval") {
+		return
+	}
+	if !slices.Contains(t.notes[n], metric) {
+		t.notes[n] = append(t.notes[n], metric)
+	}
+}
+
 // writeTables writes the comparison as text (at most 100 columns, to
 // paste into a mail) or markdown.
 func (c *Comparison) writeTables(w io.Writer, markdown bool) error {
-	ew := &errWriter{w: w}
-	h := func(format string, a ...any) {
-		if markdown {
-			ew.printf(format+"\n\n", a...)
-			return
-		}
-		lead := ""
-		s := fmt.Sprintf(format, a...)
-		if t := strings.TrimLeft(s, " "); t != s {
-			lead, s = s[:len(s)-len(t)], t
-		}
-		for _, l := range wrap(s, TextWidth-len(lead)) {
-			ew.printf("%s%s\n", lead, l)
+	t := &tables{c: c, ew: &errWriter{w: w}, markdown: markdown, notes: map[string][]string{}}
+	t.head()
+	for _, cr := range c.Configs {
+		t.config(&cr)
+	}
+	t.geomeans()
+	if len(c.Partial) > 0 {
+		t.ew.printf("\n")
+		t.h("configurations not in every column (not compared):")
+		for _, p := range c.Partial {
+			t.h("  %s: only in %s", p.Label, strings.Join(p.In, ", "))
 		}
 	}
+	t.legend()
+	if t.ew.err == nil {
+		t.ew.err = writeRecordLines(w, &c.Record)
+	}
+	return t.ew.err
+}
+
+// head writes what each column is, what differs, the warnings, and what
+// the verdicts cover.
+func (t *tables) head() {
+	c := t.c
 	if c.By != "" {
-		h("pipebench compare -by %s: %s", c.By, c.Inputs[0].Path)
-		h("  %s", c.Inputs[0].Command)
-		h("  %s, %s, pipebench %s", c.Inputs[0].Started, c.Inputs[0].Machine, c.Inputs[0].Build)
+		in := c.Inputs[0]
+		t.h("pipebench compare -by %s: %s", c.By, in.Path)
+		t.h("  %s", in.Command)
+		t.h("  %s, %s, pipebench %s", in.Started, in.Machine, in.Build)
 		for _, in := range c.Inputs {
 			if in.Value != "" {
-				h("%s  -%s %s", in.Label, c.By, in.Value)
+				t.h("%s  -%s %s", in.Label, c.By, in.Value)
 			}
 		}
 	} else {
+		wide := 0
 		for _, in := range c.Inputs {
-			h("%s  %s: %s", in.Label, in.Path, in.Command)
-			h("   %s, %s, pipebench %s", in.Started, in.Machine, in.Build)
+			wide = max(wide, len(in.Label))
+		}
+		for _, in := range c.Inputs {
+			t.h("%-*s  %s: %s", wide, in.Label, in.Path, in.Command)
+			t.h("%s   %s, %s, pipebench %s", strings.Repeat(" ", wide), in.Started, in.Machine, in.Build)
 		}
 	}
 	for _, d := range c.Differences {
@@ -201,115 +282,202 @@ func (c *Comparison) writeTables(w io.Writer, markdown bool) error {
 			}
 			vs = append(vs, c.Inputs[i].Label+" "+v)
 		}
-		h("differs: %s: %s", d.What, strings.Join(vs, "; "))
+		t.h("differs: %s: %s", d.What, strings.Join(vs, "; "))
 	}
 	for _, wn := range c.Warnings {
-		h("warning: %s", wn)
+		t.h("warning: %s", wn)
 	}
-	notes := map[string]bool{}
-	base := c.Inputs[0].Label
-	for _, cr := range c.Configs {
-		ew.printf("\n")
-		title := cr.Label
-		if title == "" {
-			title = "(one configuration)"
-		}
-		if markdown {
-			title = "### " + title
-		}
-		h("%s", title)
-		if cr.LeftOut != nil {
-			var parts []string
-			for i, n := range cr.LeftOut {
-				parts = append(parts, fmt.Sprintf("%s %d", c.Inputs[i].Label, n))
+	if len(c.Sides) < 2 {
+		return
+	}
+	floor := fmt.Sprintf("%.1f%%", 100*c.Floor)
+	switch {
+	case c.OneSitting:
+		t.h("every column ran in one sitting, in alternating rounds: a verdict covers that sitting; "+
+			"no change under the %s floor (-floor) is called better or worse", floor)
+	case c.Sittings:
+		t.h("each record is a sitting: changes are judged over the sittings of each side, not their runs; "+
+			"no change under the floor is called: -floor %s, or the figure's spread between sittings where larger", floor)
+	default:
+		who := "one record a side"
+		var single []string
+		for _, sd := range c.Sides {
+			if len(sd.Records) == 1 {
+				single = append(single, sd.Label)
 			}
-			h("runs left out (failed or interrupted): %s", strings.Join(parts, ", "))
 		}
-		if len(c.Inputs) == 1 {
-			t := &table{head: []string{"metric", base, "min", "max", "n"}, right: []bool{false, true, true, true, true}}
-			for _, r := range cr.Rows {
-				s := r.Summaries[0]
-				t.rows = append(t.rows, []string{r.Metric, cell(s), Num(s.Min), Num(s.Max), strconv.Itoa(s.N)})
+		if len(single) < len(c.Sides) {
+			who = "one record on side " + strings.Join(single, ", ") + " (its runs and the others' compared as runs)"
+		}
+		t.h("%s: how far sittings differ is unknown, so a verdict covers only drift inside each sitting "+
+			"(two records a side or more measure it); no change under the %s floor (-floor) is called better or worse", who, floor)
+	}
+}
+
+// config writes one configuration: for each later column its verdict on
+// the primary figure and its table, then the advice.
+func (t *tables) config(cr *ConfigRows) {
+	c := t.c
+	t.ew.printf("\n")
+	title := cr.Label
+	if title == "" {
+		title = "(one configuration)"
+	}
+	if t.markdown {
+		title = "### " + title
+	}
+	t.h("%s", title)
+	if cr.LeftOut != nil {
+		var parts []string
+		for i, n := range cr.LeftOut {
+			parts = append(parts, fmt.Sprintf("%s %d", c.Sides[i].Label, n))
+		}
+		t.h("runs left out (failed or interrupted): %s", strings.Join(parts, ", "))
+	}
+	if len(c.Sides) == 1 {
+		t.single(cr)
+		t.advice(cr.Advice)
+		return
+	}
+	base := c.Sides[0].Label
+	for j := 1; j < len(c.Sides); j++ {
+		if j > 1 {
+			t.ew.printf("\n")
+		}
+		t.verdict(cr, j)
+		tb := &table{head: []string{"metric", colHead(base, cr.Rows[0].Summaries[0]), colHead(c.Sides[j].Label, cr.Rows[0].Summaries[j]),
+			"change [95% CI]", "", "p"}, right: []bool{false, true, true, false, false, false}}
+		for _, r := range cr.Rows {
+			ch := r.Changes[j-1]
+			tb.rows = append(tb.rows, []string{r.Metric, cell(r.Summaries[0]), cell(r.Summaries[j]), changeText(ch), string(ch.Verdict), pText(ch)})
+			t.note("", r.Metric)
+			for _, n := range ch.Notes {
+				t.note(n, r.Metric)
+			}
+			for _, s := range []compare.Summary{r.Summaries[0], r.Summaries[j]} {
 				for _, n := range s.Warnings {
-					notes[n] = true
+					t.note(n, r.Metric)
 				}
 			}
-			t.write(ew, markdown)
-			writeResolve(h, cr.Resolve)
-			continue
 		}
-		for j := 1; j < len(c.Inputs); j++ {
-			if j > 1 {
-				ew.printf("\n")
-			}
-			n0, nj := cr.Rows[0].Summaries[0].N, cr.Rows[0].Summaries[j].N
-			t := &table{head: []string{"metric", fmt.Sprintf("%s n=%d", base, n0), fmt.Sprintf("%s n=%d", c.Inputs[j].Label, nj),
-				"change [95% CI]", "", "p"}, right: []bool{false, true, true, false, false, false}}
-			for _, r := range cr.Rows {
-				ch := r.Changes[j-1]
-				t.rows = append(t.rows, []string{r.Metric, cell(r.Summaries[0]), cell(r.Summaries[j]), changeText(ch), string(ch.Verdict), pText(ch)})
-				for _, n := range ch.Notes {
-					notes[n] = true
-				}
-			}
-			t.write(ew, markdown)
-		}
-		writeResolve(h, cr.Resolve)
+		tb.write(t.ew, t.markdown)
 	}
-	if len(c.Geomeans) > 0 {
-		ew.printf("\n")
-		h("geomean over the configurations every column has")
-		head := []string{"metric"}
-		right := []bool{false}
-		for i, in := range c.Inputs {
-			head, right = append(head, in.Label), append(right, true)
+	t.advice(cr.Advice)
+}
+
+// single writes the table of one column alone: medians, ranges, runs.
+func (t *tables) single(cr *ConfigRows) {
+	tb := &table{head: []string{"metric", t.c.Sides[0].Label, "min", "max", "n"}, right: []bool{false, true, true, true, true}}
+	for _, r := range cr.Rows {
+		s := r.Summaries[0]
+		tb.rows = append(tb.rows, []string{r.Metric, cell(s), Num(s.Min), Num(s.Max), strconv.Itoa(s.N)})
+		t.note("", r.Metric)
+		for _, n := range s.Warnings {
+			t.note(n, r.Metric)
+		}
+	}
+	tb.write(t.ew, t.markdown)
+}
+
+// colHead heads a column: its label and runs, or sittings × runs each.
+func colHead(label string, s compare.Summary) string {
+	if s.Sittings > 1 {
+		if s.N%s.Sittings == 0 {
+			return fmt.Sprintf("%s %d×%d", label, s.Sittings, s.N/s.Sittings)
+		}
+		return fmt.Sprintf("%s n=%d in %d", label, s.N, s.Sittings)
+	}
+	return fmt.Sprintf("%s n=%d", label, s.N)
+}
+
+// verdictWords are what a verdict on the primary figure reads as.
+var verdictWords = map[compare.Verdict]string{
+	compare.Better: "better", compare.Worse: "worse", compare.Changed: "changed",
+	compare.Same: "no change called", compare.TooFew: "too few runs or sittings to tell",
+}
+
+// verdict writes the line that answers the comparison's question: column
+// j's change of the primary figure, and why it reads as it does.
+func (t *tables) verdict(cr *ConfigRows, j int) {
+	i := slices.IndexFunc(cr.Rows, func(r Row) bool { return r.Primary })
+	if i < 0 {
+		return
+	}
+	ch := cr.Rows[i].Changes[j-1]
+	why := fmt.Sprintf("%s, floor %.1f%%", ch.Method, 100*ch.Floor)
+	if finite(ch.P) {
+		why = pValue(ch.P) + ", " + why
+	}
+	t.h("%s vs %s, %s: %s: %s (%s)", t.c.Sides[j].Label, t.c.Sides[0].Label, cr.Primary, changeText(ch), verdictWords[ch.Verdict], why)
+}
+
+// geomeans writes each figure's geomean over the configurations.
+func (t *tables) geomeans() {
+	c := t.c
+	if len(c.Geomeans) == 0 {
+		return
+	}
+	t.ew.printf("\n")
+	t.h("geomean over the configurations every column has")
+	head := []string{"metric"}
+	right := []bool{false}
+	base := c.Sides[0].Label
+	for i, sd := range c.Sides {
+		head, right = append(head, sd.Label), append(right, true)
+		if i > 0 {
+			head, right = append(head, sd.Label+" vs "+base), append(right, true)
+		}
+	}
+	tb := &table{head: head, right: right}
+	for _, g := range c.Geomeans {
+		row := []string{g.Metric}
+		for i, v := range g.Values {
+			row = append(row, Num(v))
 			if i > 0 {
-				head, right = append(head, in.Label+" vs "+base), append(right, true)
+				row = append(row, pct(g.Changes[i-1]))
 			}
 		}
-		t := &table{head: head, right: right}
-		for _, g := range c.Geomeans {
-			row := []string{g.Metric}
-			for i, v := range g.Values {
-				row = append(row, Num(v))
-				if i > 0 {
-					row = append(row, pct(g.Changes[i-1]))
-				}
-			}
-			t.rows = append(t.rows, row)
-		}
-		t.write(ew, markdown)
+		tb.rows = append(tb.rows, row)
 	}
-	if len(c.Partial) > 0 {
-		ew.printf("\n")
-		h("configurations not in every column (not compared):")
-		for _, p := range c.Partial {
-			h("  %s: only in %s", p.Label, strings.Join(p.In, ", "))
-		}
+	tb.write(t.ew, t.markdown)
+}
+
+// legend says how to read the tables, and the tests' notes, each with its
+// figures.
+func (t *tables) legend() {
+	c := t.c
+	t.ew.printf("\n")
+	if len(c.Sides) == 1 {
+		t.h("median ±: the half-width of the median's 95%% confidence interval; n<6: too few runs for one; " +
+			"cs/evt: context switches per event")
+	} else {
+		t.h("median ±: the half-width of its 95%% confidence interval, n<6: too few runs for one (with several sittings "+
+			"a side: the geometric mean of the sittings' means, its t interval); change: %s's over %s's, less 1, with its 95%% interval "+
+			"(Hodges-Lehmann over runs, or Welch's t over sittings); better/worse: significant at alpha 0.05 (Mann-Whitney U "+
+			"over runs, or Welch's t over sittings) and larger than the floor, read by the figure's direction (changed: no better "+
+			"way); the line above each table judges the primary figure alone, the other rows are judged on p-values Holm-adjusted "+
+			"over them; ~: not called; too few: the test cannot reject with so few; cs/evt: context switches per event",
+			c.Sides[len(c.Sides)-1].Label, c.Sides[0].Label)
 	}
-	ew.printf("\n")
-	h("median ±: the half-width of the median's 95%% confidence interval; change: the later column's median over %s's, less 1, "+
-		"with the 95%% interval of the shift (Hodges-Lehmann); better/worse: significant by the Mann-Whitney U test at alpha 0.05, "+
-		"~ not; too few: the test cannot reject with so few repetitions; cs/Mevt: context switches per million events", base)
 	var ns []string
-	for n := range notes {
+	for n := range t.notes {
 		ns = append(ns, n)
 	}
 	sort.Strings(ns)
 	for _, n := range ns {
-		h("note: %s", n)
+		of := strings.Join(t.notes[n], ", ")
+		if len(t.notes[n]) == len(t.metrics) && len(t.metrics) > 1 {
+			of = "every figure"
+		}
+		t.h("note: %s: %s", of, n)
 	}
-	if ew.err == nil {
-		ew.err = writeRecordLines(w, &c.Record)
-	}
-	return ew.err
 }
 
 // WriteCSV writes a row per configuration, metric and column.
 func (c *Comparison) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"configuration", "metric", "direction", "column", "n", "median", "ci_lo", "ci_hi", "min", "max",
-		"change", "change_ci_lo", "change_ci_hi", "p", "verdict"})
+	cw.Write([]string{"configuration", "metric", "direction", "primary", "column", "sittings", "n", "median", "ci_lo", "ci_hi", "min", "max",
+		"change", "change_ci_lo", "change_ci_hi", "p", "p_holm", "floor", "verdict"})
 	f := func(x float64) string {
 		if math.IsNaN(x) {
 			return ""
@@ -319,12 +487,13 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 	for _, cr := range c.Configs {
 		for _, r := range cr.Rows {
 			for i, s := range r.Summaries {
-				rec := []string{cr.Label, r.Metric, r.Direction, c.Inputs[i].Label, strconv.Itoa(s.N), f(s.Median), f(s.Lo), f(s.Hi), f(s.Min), f(s.Max)}
+				rec := []string{cr.Label, r.Metric, r.Direction, strconv.FormatBool(r.Primary), c.Sides[i].Label, strconv.Itoa(s.Sittings),
+					strconv.Itoa(s.N), f(s.Median), f(s.Lo), f(s.Hi), f(s.Min), f(s.Max)}
 				if i > 0 {
 					ch := r.Changes[i-1]
-					rec = append(rec, f(ch.Ratio), f(ch.Lo), f(ch.Hi), f(ch.P), string(ch.Verdict))
+					rec = append(rec, f(ch.Ratio), f(ch.Lo), f(ch.Hi), f(ch.P), f(ch.Adjusted), f(ch.Floor), string(ch.Verdict))
 				} else {
-					rec = append(rec, "", "", "", "", "")
+					rec = append(rec, "", "", "", "", "", "", "")
 				}
 				cw.Write(rec)
 			}
@@ -337,17 +506,37 @@ func (c *Comparison) WriteCSV(w io.Writer) error {
 	return nil
 }
 
-// writeResolve says how many runs the configuration's spread asks for.
-func writeResolve(h func(string, ...any), r *Resolution) {
-	if r == nil {
+// writeAdvice says how many sittings and runs the configuration's
+// primary figure asks for.
+func (t *tables) advice(a *Advice) {
+	if a == nil {
 		return
 	}
-	runs := func(n int) string {
-		if n == 0 {
-			return fmt.Sprintf("more than %d", ResolveMax)
+	needs := func(n compare.Need, first bool) string {
+		switch {
+		case a.Between == nil && n.Runs == 0:
+			return fmt.Sprintf("a %.0f%% change more than %d runs", 100*n.Change, ResolveMax)
+		case a.Between == nil && first:
+			return fmt.Sprintf("a %.0f%% change takes %d runs a side to be found 80%% of the time", 100*n.Change, n.Runs)
+		case a.Between == nil:
+			return fmt.Sprintf("a %.0f%% change %d", 100*n.Change, n.Runs)
+		case n.Sittings == 0:
+			return fmt.Sprintf("a %.0f%% change more than %d sittings", 100*n.Change, compare.MaxSittings)
+		case first:
+			return fmt.Sprintf("a %.0f%% change takes %d sittings of %d runs a side to be found 80%% of the time",
+				100*n.Change, n.Sittings, n.Runs)
 		}
-		return strconv.Itoa(n)
+		return fmt.Sprintf("a %.0f%% change %d of %d", 100*n.Change, n.Sittings, n.Runs)
 	}
-	h("evts/sec of a run spreads ±%.1f%% (robust sd): a 2%% change takes %s runs a side to be found 80%% of the time, a 5%% change %s",
-		100*r.Spread, runs(r.Runs2), runs(r.Runs5))
+	var parts []string
+	for i, n := range a.Needs {
+		parts = append(parts, needs(n, i == 0))
+	}
+	if a.Between == nil {
+		t.h("%s spreads ±%.1f%% between runs of a sitting, between sittings unknown: inside one sitting %s",
+			a.Metric, 100*a.Within, strings.Join(parts, ", "))
+		return
+	}
+	t.h("%s spreads ±%.1f%% between sittings and ±%.1f%% between runs of one: %s",
+		a.Metric, 100**a.Between, 100*a.Within, strings.Join(parts, ", "))
 }

@@ -11,16 +11,33 @@ import (
 	"github.com/pipebench/pipebench/stats/compare"
 )
 
-// Comparison is what pipebench compare reports: the records (or, with
-// -by, the values of one flag inside one record) side by side, the first
-// the base, configuration by configuration and figure by figure.
+// Comparison is what pipebench compare reports: the sides (records, or,
+// with -by, the values of one flag inside one record) side by side, the
+// first the base, configuration by configuration and figure by figure.
+// A side may hold several records, each one sitting (a boot, or one quiet
+// window of the machine): the change is then judged over the sittings.
 type Comparison struct {
 	Record
-	// Inputs are the compared columns: records, or a flag's values.
+	// Inputs are the records, each with its side (with -by: the columns,
+	// each a value of the flag).
 	Inputs []Input `json:"inputs"`
+	// Sides are the compared columns, each with its records' indices in
+	// Inputs.
+	Sides []Side `json:"sides"`
 	// By is the flag whose values are the columns, "" when they are
 	// records.
 	By string `json:"by,omitempty"`
+	// Metric is the figure each comparison asks about, given by -metric;
+	// "" for each configuration's own (ConfigRows.Primary).
+	Metric string `json:"metric,omitempty"`
+	// Floor is the least change called better or worse when the spread
+	// between sittings is unknown or smaller (-floor).
+	Floor float64 `json:"floor"`
+	// Sittings says whether the changes are judged over sittings (every
+	// side holds two records or more); OneSitting that every column ran
+	// in one sitting (-by).
+	Sittings   bool `json:"over_sittings"`
+	OneSitting bool `json:"one_sitting,omitempty"`
 	// Differences are what differs between the records' machines,
 	// builds and settings; Warnings what a reader must not miss.
 	Differences []Difference `json:"differences,omitempty"`
@@ -31,9 +48,20 @@ type Comparison struct {
 	Partial []Partial `json:"partial,omitempty"`
 }
 
-// Input is one column.
+// Options are how NewComparison compares: By and Base as -by and -base,
+// Metric the figure asked about ("": each configuration's own), Floor the
+// least change called (-floor).
+type Options struct {
+	By, Base, Metric string
+	Floor            float64
+}
+
+// Input is one record (with -by, one column).
 type Input struct {
+	// Label names the record: its side's letter, with its place in the
+	// side when the side has several (A1, A2).
 	Label string `json:"label"`
+	Side  string `json:"side"`
 	// Value is the -by flag's value a column lettered A, B, ... stands
 	// for (the values were too long to head a column).
 	Value   string `json:"value,omitempty"`
@@ -44,6 +72,13 @@ type Input struct {
 	Build   string `json:"pipebench"`
 }
 
+// Side is one compared column: its label and its records (indices in
+// Comparison.Inputs), each a sitting.
+type Side struct {
+	Label   string `json:"label"`
+	Records []int  `json:"records"`
+}
+
 // Difference is one setting or fact of the machine that differs.
 type Difference struct {
 	What   string   `json:"what"`
@@ -52,45 +87,17 @@ type Difference struct {
 
 // ConfigRows is one configuration: a row per metric.
 type ConfigRows struct {
-	Label   string `json:"configuration"`
-	LeftOut []int  `json:"runs_left_out,omitempty"`
-	Rows    []Row  `json:"rows"`
-	// Resolve says how many runs this configuration needs, at the spread
-	// its runs of evts/sec show; nil with fewer than three runs a column.
-	Resolve *Resolution `json:"resolve,omitempty"`
-}
-
-// Resolution is what a configuration's spread asks of a comparison: its
-// runs' robust spread of evts/sec (each column's runs against their own
-// median, pooled), and the runs a side with which the U test finds a 2%
-// and a 5% change 80% of the time (0: more than ResolveMax).
-type Resolution struct {
-	Spread float64 `json:"spread"`
-	Runs2  int     `json:"runs_for_2pct"`
-	Runs5  int     `json:"runs_for_5pct"`
-}
-
-// ResolveMax is the most runs a side Resolution looks at.
-const ResolveMax = 60
-
-// resolution is the Resolution of the columns' evts/sec runs.
-func resolution(have []*Sampled) *Resolution {
-	var pooled []float64
-	for _, s := range have {
-		xs := s.Values[mEvents.Name]
-		if len(xs) < 3 {
-			return nil
-		}
-		med := compare.Summarize(xs).Median
-		for _, x := range xs {
-			pooled = append(pooled, x/med)
-		}
-	}
-	sp := compare.RelativeSpread(pooled)
-	if !finite(sp) {
-		return nil
-	}
-	return &Resolution{Spread: sp, Runs2: compare.Resolve(sp, 0.02, ResolveMax, 1), Runs5: compare.Resolve(sp, 0.05, ResolveMax, 1)}
+	Label string `json:"configuration"`
+	// Primary is the figure whose change is the verdict; the other rows
+	// are judged after Holm's adjustment over them.
+	Primary string `json:"primary"`
+	// LeftOut counts each side's runs left out (failed, interrupted).
+	LeftOut []int `json:"runs_left_out,omitempty"`
+	Rows    []Row `json:"rows"`
+	// Advice says how many sittings and runs this configuration's primary
+	// figure needs, at the spread its runs and sittings show; nil when
+	// they are too few to tell.
+	Advice *Advice `json:"advice,omitempty"`
 }
 
 // Row is one metric of one configuration: each column's summary, and the
@@ -98,6 +105,7 @@ func resolution(have []*Sampled) *Resolution {
 type Row struct {
 	Metric    string            `json:"metric"`
 	Direction string            `json:"direction"`
+	Primary   bool              `json:"primary,omitempty"`
 	Summaries []compare.Summary `json:"summaries"`
 	Changes   []compare.Change  `json:"changes,omitempty"`
 	dir       compare.Direction
@@ -118,23 +126,36 @@ type Partial struct {
 	In    []string `json:"in"`
 }
 
-// columns is one column's configurations by key.
+// column is one column's configurations by key, each with its sittings.
 type column struct {
 	label   string
-	configs map[string]*Sampled
+	configs map[string][]*Sampled
 	order   []*Sampled
+}
+
+// add puts a sitting's configuration into the column.
+func (col *column) add(s *Sampled) {
+	if _, ok := col.configs[s.Key]; !ok {
+		col.order = append(col.order, s)
+	}
+	col.configs[s.Key] = append(col.configs[s.Key], s)
 }
 
 // ByLabelWidth is the longest value of a -by flag that names its column;
 // longer values are columns A, B, ..., each named above the tables.
 const ByLabelWidth = 12
 
-// NewComparison compares the loaded records, the first the base. Every
-// record must be of the same command. With by set there must be one
-// record, and the columns are the values of that flag in it, base's first
-// (the first in the record's order when base is "").
-func NewComparison(rec Record, records []*Loaded, by, base string) (*Comparison, error) {
-	c := &Comparison{Record: rec, By: by}
+// NewComparison compares the sides, each one or more loaded records (its
+// sittings), the first side the base. Every record must be of the same
+// command. With opt.By set there must be one record, and the columns are
+// the values of that flag in it, opt.Base's first (the first in the
+// record's order when Base is "").
+func NewComparison(rec Record, sides [][]*Loaded, opt Options) (*Comparison, error) {
+	c := &Comparison{Record: rec, By: opt.By, Metric: opt.Metric, Floor: opt.Floor}
+	var records []*Loaded
+	for _, side := range sides {
+		records = append(records, side...)
+	}
 	for _, l := range records[1:] {
 		if l.Command != records[0].Command {
 			return nil, &RecordError{l.Path, fmt.Sprintf("a record of pipebench %s, where %s is of pipebench %s: compare records of one command",
@@ -142,55 +163,125 @@ func NewComparison(rec Record, records []*Loaded, by, base string) (*Comparison,
 		}
 	}
 	var cols []column
-	if by != "" {
+	var err error
+	if opt.By != "" {
 		if len(records) != 1 {
-			return nil, fmt.Errorf("-by %s compares the values of a flag inside one record: give one file, not %d", by, len(records))
+			return nil, fmt.Errorf("-by %s compares the values of a flag inside one record: give one file, not %d", opt.By, len(records))
 		}
-		var err error
-		if cols, err = byColumns(records[0], by); err != nil {
+		if cols, err = c.byInputs(records[0], opt.By, opt.Base); err != nil {
 			return nil, err
 		}
-		if base != "" {
-			i := slices.IndexFunc(cols, func(col column) bool { return col.label == base })
-			if i < 0 {
-				var vs []string
-				for _, col := range cols {
-					vs = append(vs, col.label)
-				}
-				return nil, fmt.Errorf("-base %s: not a value of -%s in %s (%s)", base, by, records[0].Path, strings.Join(vs, ", "))
-			}
-			cols = append(append([]column{cols[i]}, cols[:i]...), cols[i+1:]...)
-		}
-		long := slices.ContainsFunc(cols, func(col column) bool { return len(col.label) > ByLabelWidth })
-		l := records[0]
-		for i := range cols {
-			in := Input{Label: cols[i].label, Path: l.Path, Command: l.CommandLine(),
-				Started: l.Started.Format("2006-01-02 15:04 MST"), Machine: shortMachine(&l.Environment), Build: l.Pipebench.String()}
-			if long {
-				in.Value = cols[i].label
-				in.Label = string(rune('A' + i%26))
-				cols[i].label = in.Label
-			}
-			c.Inputs = append(c.Inputs, in)
-		}
+		c.OneSitting = true
 	} else {
-		for i, l := range records {
-			col := column{label: string(rune('A' + i%26)), configs: map[string]*Sampled{}}
-			if len(records) > 26 {
-				col.label = fmt.Sprint(i + 1)
-			}
-			for _, s := range l.Configs {
-				col.configs[s.Key] = s
-				col.order = append(col.order, s)
-			}
-			cols = append(cols, col)
-			c.Inputs = append(c.Inputs, Input{Label: col.label, Path: l.Path, Command: l.CommandLine(),
-				Started: l.Started.Format("2006-01-02 15:04 MST"), Machine: shortMachine(&l.Environment), Build: l.Pipebench.String()})
-		}
+		cols = c.sideInputs(sides)
 		c.differences(records)
 	}
+	if err := c.checkMetric(cols); err != nil {
+		return nil, err
+	}
+	c.othersWarnings(records)
 	c.rows(cols)
 	return c, nil
+}
+
+// sideInputs are the columns of sides of records, and their Inputs.
+func (c *Comparison) sideInputs(sides [][]*Loaded) []column {
+	var cols []column
+	c.Sittings = true
+	for i, side := range sides {
+		col := column{label: string(rune('A' + i%26)), configs: map[string][]*Sampled{}}
+		if len(sides) > 26 {
+			col.label = fmt.Sprint(i + 1)
+		}
+		c.Sittings = c.Sittings && len(side) > 1
+		sd := Side{Label: col.label}
+		for j, l := range side {
+			label := col.label
+			if len(side) > 1 {
+				label += fmt.Sprint(j + 1)
+			}
+			sd.Records = append(sd.Records, len(c.Inputs))
+			c.Inputs = append(c.Inputs, inputOf(l, label, col.label))
+			for _, s := range l.Configs {
+				col.add(s)
+			}
+		}
+		c.Sides = append(c.Sides, sd)
+		cols = append(cols, col)
+	}
+	return cols
+}
+
+// byInputs are the columns of one record's values of flag, base's first,
+// and their Inputs.
+func (c *Comparison) byInputs(l *Loaded, flag, base string) ([]column, error) {
+	cols, err := byColumns(l, flag)
+	if err != nil {
+		return nil, err
+	}
+	if base != "" {
+		i := slices.IndexFunc(cols, func(col column) bool { return col.label == base })
+		if i < 0 {
+			var vs []string
+			for _, col := range cols {
+				vs = append(vs, col.label)
+			}
+			return nil, fmt.Errorf("-base %s: not a value of -%s in %s (%s)", base, flag, l.Path, strings.Join(vs, ", "))
+		}
+		cols = append(append([]column{cols[i]}, cols[:i]...), cols[i+1:]...)
+	}
+	long := slices.ContainsFunc(cols, func(col column) bool { return len(col.label) > ByLabelWidth })
+	for i := range cols {
+		in := inputOf(l, cols[i].label, cols[i].label)
+		if long {
+			in.Value = cols[i].label
+			in.Label = string(rune('A' + i%26))
+			in.Side, cols[i].label = in.Label, in.Label
+		}
+		c.Sides = append(c.Sides, Side{Label: in.Label, Records: []int{i}})
+		c.Inputs = append(c.Inputs, in)
+	}
+	return cols, nil
+}
+
+// inputOf describes record l as the input labelled label of side.
+func inputOf(l *Loaded, label, side string) Input {
+	return Input{Label: label, Side: side, Path: l.Path, Command: l.CommandLine(),
+		Started: l.Started.Format("2006-01-02 15:04 MST"), Machine: shortMachine(&l.Environment), Build: l.Pipebench.String()}
+}
+
+// checkMetric refuses a -metric that is not a figure of every compared
+// configuration, naming those that are; "cpu/token" names "cpu/token
+// (ns)".
+func (c *Comparison) checkMetric(cols []column) error {
+	if c.Metric == "" {
+		return nil
+	}
+	var common []string
+	first := true
+	for _, col := range cols {
+		for _, ss := range col.configs {
+			var names []string
+			for _, s := range ss {
+				for _, m := range s.Order {
+					names = append(names, m.Name)
+				}
+			}
+			if first {
+				common, first = names, false
+				continue
+			}
+			common = slices.DeleteFunc(common, func(n string) bool { return !slices.Contains(names, n) })
+		}
+	}
+	for _, n := range common {
+		// A figure is named as printed, its unit's parentheses optional.
+		if n == c.Metric || strings.HasPrefix(n, c.Metric+" (") && strings.HasSuffix(n, ")") {
+			c.Metric = n
+			return nil
+		}
+	}
+	return fmt.Errorf("-metric %q: not a figure of every compared configuration: want one of %s", c.Metric, strings.Join(common, ", "))
 }
 
 // byColumns splits one record's configurations by the value of flag.
@@ -205,13 +296,11 @@ func byColumns(l *Loaded, flag string) ([]column, error) {
 		}
 		if _, seen := index[v]; !seen {
 			index[v] = len(cols)
-			cols = append(cols, column{label: v, configs: map[string]*Sampled{}})
+			cols = append(cols, column{label: v, configs: map[string][]*Sampled{}})
 		}
 		rest := *s
 		rest.Key, rest.Label = withoutFlag(s.Key, flag, v), withoutFlag(s.Label, flag, v)
-		col := &cols[index[v]]
-		col.configs[rest.Key] = &rest
-		col.order = append(col.order, &rest)
+		cols[index[v]].add(&rest)
 	}
 	for k := range l.Configs[0].Vars {
 		names = append(names, "-"+k)
@@ -231,186 +320,6 @@ func byColumns(l *Loaded, flag string) ([]column, error) {
 func withoutFlag(key, flag, value string) string {
 	s := strings.Replace(" "+key+" ", " -"+flag+" "+value+" ", " ", 1)
 	return strings.TrimSpace(s)
-}
-
-// rows fills the configurations, the geomeans and the partial list.
-func (c *Comparison) rows(cols []column) {
-	seen := map[string]bool{}
-	var keys []string
-	for _, col := range cols {
-		for _, s := range col.order {
-			if !seen[s.Key] {
-				seen[s.Key] = true
-				keys = append(keys, s.Key)
-			}
-		}
-	}
-	type acc struct {
-		dir    compare.Direction
-		values [][]float64
-	}
-	geo := map[string]*acc{}
-	var geoOrder []string
-	for _, k := range keys {
-		var in []string
-		var have []*Sampled
-		for _, col := range cols {
-			if s, ok := col.configs[k]; ok {
-				in = append(in, col.label)
-				have = append(have, s)
-			}
-		}
-		if len(have) < len(cols) {
-			c.Partial = append(c.Partial, Partial{Label: have[0].Label, In: in})
-			if len(cols) > 1 {
-				continue
-			}
-		}
-		cr := ConfigRows{Label: have[0].Label, Resolve: resolution(have)}
-		for _, s := range have {
-			cr.LeftOut = append(cr.LeftOut, s.LeftOut)
-		}
-		if !slices.ContainsFunc(cr.LeftOut, func(n int) bool { return n > 0 }) {
-			cr.LeftOut = nil
-		}
-		for _, m := range metricsOf(have) {
-			row := Row{Metric: m.Name, Direction: m.Dir.String(), dir: m.Dir}
-			for i, s := range have {
-				row.Summaries = append(row.Summaries, compare.Summarize(s.Values[m.Name]))
-				if i > 0 {
-					row.Changes = append(row.Changes, compare.Compare(have[0].Values[m.Name], s.Values[m.Name], m.Dir))
-				}
-			}
-			cr.Rows = append(cr.Rows, row)
-			if len(cols) > 1 {
-				g := geo[m.Name]
-				if g == nil {
-					g = &acc{dir: m.Dir, values: make([][]float64, len(cols))}
-					geo[m.Name] = g
-					geoOrder = append(geoOrder, m.Name)
-				}
-				for i := range have {
-					g.values[i] = append(g.values[i], row.Summaries[i].Median)
-				}
-			}
-		}
-		c.Configs = append(c.Configs, cr)
-	}
-	for _, name := range geoOrder {
-		g := geo[name]
-		if len(g.values[0]) < 2 {
-			continue // one configuration: its own row says it
-		}
-		gm := Geomean{Metric: name, Configs: len(g.values[0])}
-		ok := true
-		for i, vs := range g.values {
-			v := compare.Geomean(vs)
-			ok = ok && finite(v)
-			gm.Values = append(gm.Values, v)
-			if i > 0 {
-				gm.Changes = append(gm.Changes, v/gm.Values[0]-1)
-			}
-		}
-		if ok { // a figure that is 0 somewhere (no context switch) has none
-			c.Geomeans = append(c.Geomeans, gm)
-		}
-	}
-}
-
-// metricsOf are the metrics every sample has, in the first's order.
-func metricsOf(have []*Sampled) []Metric {
-	var ms []Metric
-	for _, m := range have[0].Order {
-		all := true
-		for _, s := range have[1:] {
-			_, ok := s.Values[m.Name]
-			all = all && ok
-		}
-		if all {
-			ms = append(ms, m)
-		}
-	}
-	return ms
-}
-
-// differences lists what differs between the records' machines, builds
-// and settings, and warns when anything besides the kernel does.
-func (c *Comparison) differences(records []*Loaded) {
-	type fact struct {
-		what   string
-		of     func(*Loaded) string
-		kernel bool // a difference a kernel comparison is made of
-	}
-	env := func(f func(e *envinfo.Environment) string) func(*Loaded) string {
-		return func(l *Loaded) string { return f(&l.Environment) }
-	}
-	facts := []fact{
-		{"kernel", env(func(e *envinfo.Environment) string { return e.Kernel }), true},
-		{"kernel build", env(func(e *envinfo.Environment) string { return e.KernelBuild }), true},
-		{"kernel command line", env(func(e *envinfo.Environment) string { return e.KernelCmdline }), false},
-		{"cpu", env(func(e *envinfo.Environment) string { return e.CPU() }), false},
-		{"cores", env(func(e *envinfo.Environment) string { return fmt.Sprint(e.Cores) }), false},
-		{"smt", env(func(e *envinfo.Environment) string { return e.SMT }), false},
-		{"numa nodes", env(func(e *envinfo.Environment) string { return fmt.Sprint(e.NUMANodes) }), false},
-		{"hypervisor", env(func(e *envinfo.Environment) string { return e.Hypervisor }), false},
-		{"cpufreq", env(func(e *envinfo.Environment) string {
-			return strings.TrimSpace(e.CPUFreqDriver + " " + e.CPUFreqGovernor)
-		}), false},
-		{"clock source", env(func(e *envinfo.Environment) string { return e.ClockSource }), false},
-		{"mitigations", env(func(e *envinfo.Environment) string { return e.MitigationSummary() }), false},
-		{"go", env(func(e *envinfo.Environment) string { return e.GoVersion }), false},
-		{"gomaxprocs", env(func(e *envinfo.Environment) string { return fmt.Sprint(e.GOMAXPROCS) }), false},
-		{"fd limit", env(func(e *envinfo.Environment) string { return fmt.Sprintf("%d/%d", e.FDSoft, e.FDHard) }), false},
-		{"pipebench", func(l *Loaded) string { return l.Pipebench.String() }, false},
-	}
-	// Every flag, but those that only say where the output went.
-	ignore := map[string]bool{"o": true, "format": true, "cpuprofile": true, "kprofile": true, "plot": true, "ref": true}
-	flagNames := map[string]bool{}
-	for _, l := range records {
-		for k := range l.Flags {
-			if !ignore[k] {
-				flagNames[k] = true
-			}
-		}
-	}
-	var flags []string
-	for k := range flagNames {
-		flags = append(flags, k)
-	}
-	sort.Strings(flags)
-	for _, k := range flags {
-		facts = append(facts, fact{"-" + k, func(l *Loaded) string {
-			v, ok := l.Flags[k]
-			if !ok {
-				return "(no such flag)"
-			}
-			return v
-		}, false})
-	}
-	var others []string
-	for _, f := range facts {
-		var vs []string
-		differ := false
-		for _, l := range records {
-			v := f.of(l)
-			differ = differ || (len(vs) > 0 && v != vs[0])
-			vs = append(vs, v)
-		}
-		if differ {
-			c.Differences = append(c.Differences, Difference{What: f.what, Values: vs})
-			if !f.kernel {
-				others = append(others, f.what)
-			}
-		}
-	}
-	if len(others) > 0 {
-		c.Warnings = append(c.Warnings, "the records differ in more than the kernel ("+strings.Join(others, ", ")+"): a change may be theirs")
-	}
-	for _, l := range records {
-		if la := l.Environment.LoadAverage[0]; la > 0.5 {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("%s began with a load average of %.2f: another program was running", l.Path, la))
-		}
-	}
 }
 
 // finite says whether x can be printed as a number.

@@ -51,7 +51,7 @@ func TestCompareHalts(t *testing.T) {
 	a := haltsRecord(t, []*uint64{n(42000), n(84000), n(126000)})
 	b := haltsRecord(t, []*uint64{n(294000), n(336000), n(378000)})
 	old := haltsRecord(t, []*uint64{nil, nil, nil})
-	c, err := report.NewComparison(report.Record{}, []*report.Loaded{a, b}, "", "")
+	c, err := report.NewComparison(report.Record{}, [][]*report.Loaded{{a}, {b}}, report.Options{Floor: compare.DefaultFloor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestCompareHalts(t *testing.T) {
 	if !found {
 		t.Error("compare shows no halts/evt row")
 	}
-	c, err = report.NewComparison(report.Record{}, []*report.Loaded{old, old}, "", "")
+	c, err = report.NewComparison(report.Record{}, [][]*report.Loaded{{old}, {old}}, report.Options{Floor: compare.DefaultFloor})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/sweep"
+	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats/compare"
 )
 
@@ -54,6 +55,21 @@ type Loaded struct {
 	Path string
 	Record
 	Configs []*Sampled
+	// Others and Steal are the most of a CPU that other programs and the
+	// hypervisor took during one of its runs' windows (what the machine's
+	// CPUs did beyond the runs' own processes); 0 in a record made before
+	// pipebench measured it.
+	Others, Steal float64
+}
+
+// others notes a run's share of a CPU used by others and stolen.
+func (l *Loaded) others(others, steal *float64) {
+	if others != nil {
+		l.Others = max(l.Others, *others)
+	}
+	if steal != nil {
+		l.Steal = max(l.Steal, *steal)
+	}
 }
 
 // A RecordError is a file that is not a record pipebench can compare.
@@ -108,8 +124,18 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 			return nil, &RecordError{path, "a run record with no run in it"}
 		}
 		l.Configs = []*Sampled{runsSampled(&head.Record, head.Runs)}
+		for i := range head.Runs {
+			w := head.Runs[i].runWindow
+			res := pipebench.Result{Elapsed: w.Elapsed, Process: w.Process, WriterProcess: w.WriterProcess, Machine: w.Machine}
+			if others, steal, ok := res.Others(); ok {
+				l.others(&others, &steal)
+			}
+		}
 	case "sweep":
 		l.Configs = pointsSampled(head.Points, head.Grid)
+		for _, p := range head.Points {
+			l.others(p.Others, p.Steal)
+		}
 		if len(l.Configs) == 0 {
 			return nil, &RecordError{path, "a sweep record with no measured point"}
 		}
@@ -153,6 +179,7 @@ type figuresJSON struct {
 
 type runJSON struct {
 	LeftOut string `json:"left_out"`
+	runWindow
 	Summary struct {
 		EventsPerSec struct {
 			Median float64 `json:"median"`
@@ -161,13 +188,24 @@ type runJSON struct {
 	} `json:"summary"`
 }
 
+// runWindow is what a run's record says of its window's CPU time: its
+// length, its own processes' usage and the machine's.
+type runWindow struct {
+	Elapsed       time.Duration        `json:"elapsed_ns"`
+	Process       pipebench.Usage      `json:"process"`
+	WriterProcess pipebench.Usage      `json:"writer_process"`
+	Machine       pipebench.MachineCPU `json:"machine_cpu"`
+}
+
 type pointJSON struct {
-	Backend      string  `json:"backend"`
-	Pipes        int     `json:"pipes"`
-	InFlight     int     `json:"in_flight"`
-	Writers      int     `json:"writers"`
-	Readers      int     `json:"readers"`
-	EventsPerSec float64 `json:"evts_per_sec"`
+	Backend      string   `json:"backend"`
+	Pipes        int      `json:"pipes"`
+	InFlight     int      `json:"in_flight"`
+	Writers      int      `json:"writers"`
+	Readers      int      `json:"readers"`
+	EventsPerSec float64  `json:"evts_per_sec"`
+	Others       *float64 `json:"others_cpu"`
+	Steal        *float64 `json:"steal_cpu"`
 	figuresJSON
 }
 
@@ -201,10 +239,10 @@ func (s *Sampled) addFigures(evts float64, f *figuresJSON) {
 	for _, c := range f.Costs {
 		s.add(Metric{"cpu/evt " + c.Who + " (ns)", compare.LowerIsBetter}, c.CPU)
 	}
-	// Context switches per million events: a figure of a few, not 0.00000x.
+	// Context switches per event, as the run's own text says them.
 	for _, c := range f.Costs {
-		s.add(Metric{"vol cs/Mevt " + c.Who, compare.LowerIsBetter}, 1e6*c.Voluntary)
-		s.add(Metric{"invol cs/Mevt " + c.Who, compare.LowerIsBetter}, 1e6*c.Involuntary)
+		s.add(Metric{"vol cs/evt " + c.Who, compare.LowerIsBetter}, c.Voluntary)
+		s.add(Metric{"invol cs/evt " + c.Who, compare.LowerIsBetter}, c.Involuntary)
 	}
 	if f.Latency != nil {
 		s.add(mP50, f.Latency.P50)
