@@ -9,10 +9,10 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 )
 
-// TestRunCountsHalts: a run counts the halts of the CPUs it may use at its
-// window's edges, where the machine shows cpuidle, and says why not where
-// it does not; never a count of 0 standing for none.
-func TestRunCountsHalts(t *testing.T) {
+// threadRun is a short run with a writer thread and one token in flight,
+// checked, and the CPUs this process may use.
+func threadRun(t *testing.T) (*pipebench.Result, []int) {
+	t.Helper()
 	cfg := baseConfig()
 	cfg.Writer, cfg.InFlight = pipebench.WriterThread, 1
 	res, err := pipebench.Run(cfg)
@@ -20,11 +20,19 @@ func TestRunCountsHalts(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAccounting(t, res)
-	h := res.Halts
 	cpus, err := osthread.AllowedCPUs()
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res, cpus
+}
+
+// TestRunCountsHalts: a run counts the halts of the CPUs it may use at its
+// window's edges, where the machine shows cpuidle, and says why not where
+// it does not; never a count of 0 standing for none.
+func TestRunCountsHalts(t *testing.T) {
+	res, cpus := threadRun(t)
+	h := res.Halts
 	if !slices.Equal(h.CPUs, cpus) {
 		t.Errorf("halts of CPUs %v, want the affinity mask's %v", h.CPUs, cpus)
 	}

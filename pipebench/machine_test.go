@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/internal/osthread"
-	"github.com/pipebench/pipebench/pipebench"
 )
 
 // TestRunReadsMachineCPU: a run reads the machine's CPU time at its
@@ -19,18 +18,8 @@ func TestRunReadsMachineCPU(t *testing.T) {
 	if _, err := os.Stat(osthread.ProcStat); err != nil {
 		t.Skip("no /proc/stat")
 	}
-	cfg := baseConfig()
-	cfg.Writer, cfg.InFlight = pipebench.WriterThread, 1
-	res, err := pipebench.Run(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkAccounting(t, res)
+	res, cpus := threadRun(t)
 	m := res.Machine
-	cpus, err := osthread.AllowedCPUs()
-	if err != nil {
-		t.Fatal(err)
-	}
 	if m.Missing != "" || !slices.Equal(m.CPUs, cpus) || len(m.PerCPU) == 0 {
 		t.Fatalf("machine %+v, want the CPUs %v and each CPU's time", m, cpus)
 	}

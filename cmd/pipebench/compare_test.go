@@ -41,15 +41,22 @@ func TestCompareGolden(t *testing.T) {
 			}
 			// The command line of the compare itself ends the text; the
 			// build is the test binary's.
-			golden.Check(t, "compare/"+c.name+".golden", []byte(stdout))
-			if strings.HasSuffix(c.name, ".text") {
-				for i, line := range strings.Split(stdout, "\n") {
-					if n := len([]rune(line)); n > report.TextWidth {
-						t.Errorf("line %d is %d columns, over %d: %q", i+1, n, report.TextWidth, line)
-					}
-				}
-			}
+			checkCompareGolden(t, c.name, stdout)
 		})
+	}
+}
+
+// checkCompareGolden checks compare's output against its golden file and,
+// for text, that no line is wider than report.TextWidth.
+func checkCompareGolden(t *testing.T, name, stdout string) {
+	t.Helper()
+	golden.Check(t, "compare/"+name+".golden", []byte(stdout))
+	if strings.HasSuffix(name, ".text") {
+		for i, line := range strings.Split(stdout, "\n") {
+			if n := len([]rune(line)); n > report.TextWidth {
+				t.Errorf("%s: line %d is %d columns, over %d: %q", name, i+1, n, report.TextWidth, line)
+			}
+		}
 	}
 }
 
@@ -361,14 +368,7 @@ func TestCompareSittingsGolden(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
 			}
 		})
-		golden.Check(t, "compare/"+c.name+".golden", []byte(stdout))
-		if strings.HasSuffix(c.name, ".text") {
-			for i, line := range strings.Split(stdout, "\n") {
-				if n := len([]rune(line)); n > report.TextWidth {
-					t.Errorf("%s: line %d is %d columns, over %d: %q", c.name, i+1, n, report.TextWidth, line)
-				}
-			}
-		}
+		checkCompareGolden(t, c.name, stdout)
 	}
 }
 

@@ -133,19 +133,7 @@ func Plan(between, within, d, floor float64, seed uint64) Need {
 		}
 		return float64(hits) >= Power*planTrials
 	}
-	if !found(MaxSittings) {
-		return need
-	}
-	lo, hi := 2, MaxSittings
-	for lo < hi {
-		mid := (lo + hi) / 2
-		if found(mid) {
-			hi = mid
-		} else {
-			lo = mid + 1
-		}
-	}
-	need.Sittings = lo
+	need.Sittings = fewest(2, MaxSittings, found)
 	return need
 }
 

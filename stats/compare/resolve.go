@@ -80,11 +80,16 @@ func Resolve(spread, d, floor float64, maxN int, seed uint64) int {
 		}
 		return float64(hits) >= Power*resolveTrials
 	}
-	if !found(maxN) {
+	return fewest(4, maxN, found)
+}
+
+// fewest is the least n in [lo, hi] for which found holds, found growing
+// with n (a test's power does), by bisection; 0 when not even hi is
+// enough.
+func fewest(lo, hi int, found func(int) bool) int {
+	if !found(hi) {
 		return 0
 	}
-	// The power grows with n: the fewest that suffice, by bisection.
-	lo, hi := 4, maxN
 	for lo < hi {
 		mid := (lo + hi) / 2
 		if found(mid) {
