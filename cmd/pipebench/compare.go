@@ -36,7 +36,8 @@ over the sittings (Welch's t on their means); with one record a side the
 verdict covers only drift inside each sitting, and says so. A change is
 called better or worse only when significant (alpha 0.05) and larger than
 the floor. The primary figure (-metric; evts/sec by default) carries the
-verdict; the others are judged after Holm's adjustment for testing many.
+verdict; the others are judged after an adjustment for testing many
+(Benjamini-Hochberg).
 -check makes it a git bisect run oracle: exit 0 when the primary figure did
 not get worse beyond the floor, 1 when it did, 125 when it cannot tell.
 -by FLAG compares the values of one flag inside one record (a sweep runs

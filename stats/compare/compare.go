@@ -16,8 +16,8 @@
 // of replication (sittings.go); Components and Plan measure the two levels
 // and say how many sittings and runs a change needs (plan.go). A change is
 // better or worse only when significant and larger than a floor (judge);
-// the many figures besides the one asked about are judged after Holm's
-// adjustment (Holm). Numbers in, numbers out: no I/O.
+// the many figures besides the one asked about are judged after the
+// Benjamini-Hochberg adjustment (Adjust). Numbers in, numbers out: no I/O.
 //
 // Imports: as imports_test.go at the module's root allows (the table in
 // docs/contributing.md shows the rules).
@@ -135,11 +135,11 @@ type Change struct {
 	// are too small for one.
 	Lo float64 `json:"ci_lo"`
 	Hi float64 `json:"ci_hi"`
-	// P is the test's p-value; Adjusted the p-value after Holm's
-	// adjustment over the figures judged with it (NaN for the figure the
+	// P is the test's p-value; Adjusted the p-value after the
+	// Benjamini-Hochberg adjustment over the figures judged with it (NaN for the figure the
 	// comparison asks about, which is not adjusted).
 	P        float64 `json:"p"`
-	Adjusted float64 `json:"p_holm"`
+	Adjusted float64 `json:"p_adjusted"`
 	// N1 and N2 are the sides' runs, K1 and K2 their sittings (records).
 	N1 int `json:"n1"`
 	N2 int `json:"n2"`

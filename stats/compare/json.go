@@ -37,7 +37,7 @@ func (c Change) MarshalJSON() ([]byte, error) {
 		Lo       num      `json:"ci_lo"`
 		Hi       num      `json:"ci_hi"`
 		P        num      `json:"p"`
-		Adjusted num      `json:"p_holm"`
+		Adjusted num      `json:"p_adjusted"`
 		N1       int      `json:"n1"`
 		N2       int      `json:"n2"`
 		K1       int      `json:"sittings1"`

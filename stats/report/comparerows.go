@@ -43,7 +43,7 @@ func (c *Comparison) rows(cols []column) {
 
 // configRows compares one configuration's sides, each its sittings: a row
 // per figure every sitting has, the primary figure's change judged alone,
-// the others' after Holm's adjustment over them.
+// the others' after the Benjamini-Hochberg adjustment over them.
 func (c *Comparison) configRows(have [][]*Sampled) ConfigRows {
 	cr := ConfigRows{Label: have[0][0].Label}
 	over := true // every side has sittings to compare
@@ -88,8 +88,8 @@ func (c *Comparison) configRows(have [][]*Sampled) ConfigRows {
 }
 
 // adjust judges each column's changes of the figures besides the primary
-// one after Holm's adjustment of their p-values: the chance that any of
-// them is called in an A/A comparison stays at most Alpha.
+// one after the Benjamini-Hochberg adjustment of their p-values: in an
+// A/A comparison the chance that any of them is called stays about Alpha.
 func adjust(rows []Row) {
 	if len(rows) == 0 {
 		return
@@ -102,7 +102,7 @@ func adjust(rows []Row) {
 				ps, at = append(ps, r.Changes[j].P), append(at, i)
 			}
 		}
-		for k, p := range compare.Holm(ps) {
+		for k, p := range compare.Adjust(ps) {
 			r := &rows[at[k]]
 			r.Changes[j].Rejudge(p, r.dir)
 		}

@@ -114,7 +114,7 @@ func changeText(c compare.Change) string {
 	return fmt.Sprintf("%s [%s, %s]", pct(c.Ratio), pct(c.Lo), pct(c.Hi))
 }
 
-// pText is the p-value a row is judged by: Holm's for all but the primary
+// pText is the p-value a row is judged by: adjusted (Benjamini-Hochberg) for all but the primary
 // figure.
 func pText(c compare.Change) string {
 	p := c.P
@@ -455,8 +455,8 @@ func (t *tables) legend() {
 			"a side: the geometric mean of the sittings' means, its t interval); change: %s's over %s's, less 1, with its 95%% interval "+
 			"(Hodges-Lehmann over runs, or Welch's t over sittings); better/worse: significant at alpha 0.05 (Mann-Whitney U "+
 			"over runs, or Welch's t over sittings) and larger than the floor, read by the figure's direction (changed: no better "+
-			"way); the line above each table judges the primary figure alone, the other rows are judged on p-values Holm-adjusted "+
-			"over them; ~: not called; too few: the test cannot reject with so few; cs/evt: context switches per event",
+			"way); the line above each table judges the primary figure alone, the other rows are judged on p-values adjusted "+
+			"over them (Benjamini-Hochberg); ~: not called; too few: the test cannot reject with so few; cs/evt: context switches per event",
 			c.Sides[len(c.Sides)-1].Label, c.Sides[0].Label)
 	}
 	var ns []string
@@ -477,7 +477,7 @@ func (t *tables) legend() {
 func (c *Comparison) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"configuration", "metric", "direction", "primary", "column", "sittings", "n", "median", "ci_lo", "ci_hi", "min", "max",
-		"change", "change_ci_lo", "change_ci_hi", "p", "p_holm", "floor", "verdict"})
+		"change", "change_ci_lo", "change_ci_hi", "p", "p_adjusted", "floor", "verdict"})
 	f := func(x float64) string {
 		if math.IsNaN(x) {
 			return ""

@@ -89,7 +89,7 @@ type Difference struct {
 type ConfigRows struct {
 	Label string `json:"configuration"`
 	// Primary is the figure whose change is the verdict; the other rows
-	// are judged after Holm's adjustment over them.
+	// are judged after the Benjamini-Hochberg adjustment over them.
 	Primary string `json:"primary"`
 	// LeftOut counts each side's runs left out (failed, interrupted).
 	LeftOut []int `json:"runs_left_out,omitempty"`
