@@ -18,7 +18,7 @@ import (
 var budgets = map[string]int{
 	"README.md":                 200,
 	"docs/backends.md":          100,
-	"docs/compare.md":           400,
+	"docs/compare.md":           480, // issue 48 rewrote it; issue 51 cuts it
 	"docs/contributing.md":      100,
 	"docs/experiments.md":       200,
 	"docs/herd.md":              150,
