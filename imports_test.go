@@ -43,7 +43,7 @@ var mayImport = map[string][]string{
 	// No experiment imports stats/report: report formats the experiments.
 	"experiment/herd":    {"pipebench", "epoll", "stats", "internal/child", "internal/fdlimit", "internal/lifecycle", "internal/osthread", "internal/tokens"},
 	"experiment/timeout": {"pipebench", "stats", "internal/osthread", "internal/waitcall"},
-	"experiment/sweep":   {"pipebench", "stats/summary"},
+	"experiment/sweep":   {"pipebench", "stats", "stats/summary"},
 	"experiment/seeds":   {"pipebench", "experiment/sweep", "experiment/herd", "experiment/timeout", "stats", "stats/summary", "stats/profile"},
 	// Helpers: nothing of ours.
 	"internal/child":     {},

@@ -1,10 +1,13 @@
 // Package sweep runs pipebench over a grid of settings (backends x pipes x
 // tokens in flight, and writers and readers when asked), one fresh run per
-// point, and turns the runs into data:
-// points with their median evts/sec, the runs that could not happen and why,
-// and progress events as the points run. stats/report lays the points out
-// as a table (rows = pipes, columns = backends, ratio columns such as
-// epoll/poll) and shows the progress; it prints nothing itself.
+// point, and turns the runs into data: points with their median evts/sec,
+// the runs that could not happen and why, progress events as the points
+// run, and where the curves cross (FindCrossings: every pair of backends,
+// and of tokens-in-flight values, by stats.Crossings), with, when asked,
+// points added inside the crossings' brackets until each is located to a
+// factor (Options.Refine). stats/report lays the points out as a table
+// (rows = pipes, columns = backends, ratio columns such as epoll/poll)
+// and shows the progress; it prints nothing itself.
 //
 // It also reads reference tables (the seeds' published figures, kept as CSV
 // under testdata/) so that a plot can set today's curves beside them.

@@ -46,6 +46,11 @@ type Result struct {
 	// Failure is the point whose run failed, with the error; nil if none.
 	Failure *Missing      `json:"failure,omitempty"`
 	Elapsed time.Duration `json:"elapsed_ns"`
+	// Crossings are where the sweep's curves cross (crossing.go); nil in a
+	// record written before they were found.
+	Crossings *Crossings `json:"crossings,omitempty"`
+	// Refine is what -refine added; nil without it.
+	Refine *Refine `json:"refine,omitempty"`
 }
 
 // ProgressKind says what a Progress reports.
@@ -101,6 +106,14 @@ type Options struct {
 	// the machine's speed falls on every point alike.
 	Rounds      int
 	ShuffleSeed uint64
+	// Refine, when above 1, adds points after the grid inside the bracket
+	// of every crossing, at its geometric middle, until the bracket's ends
+	// are within a factor Refine, no pipe count lies between them, or
+	// RefineBudget points have been added (refine.go). Job makes the job
+	// of such a point; its error skips the point, with the reason.
+	Refine       float64
+	RefineBudget int
+	Job          func(Key) (Job, error)
 }
 
 // Run measures every job, opt.Rounds times, each time with a fresh
@@ -110,6 +123,9 @@ type Options struct {
 // skipped, once, and the sweep goes on. Any other failure ends the sweep:
 // the result holds what was done and the error names the point. Closing
 // opt.Stop ends the sweep early with what was done; that is not an error.
+// With opt.Refine, points are then added inside the crossings' brackets
+// (refine.go). The result's Crossings are found from whatever was
+// measured.
 func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
 	s := &sweeper{opt: opt, rounds: max(opt.Rounds, 1), total: len(jobs) * max(opt.Rounds, 1), t0: time.Now()}
 	if s.opt.Run == nil {
@@ -123,8 +139,27 @@ func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
 	if len(jobs) > 0 {
 		res.Settings = settingsOf(jobs[0].Config, opt.Warmup)
 	}
-	defer func() { res.Elapsed = time.Since(s.t0) }()
-	order := RoundOrders(len(jobs), s.rounds, opt.ShuffleSeed)
+	var refine *Refine
+	if opt.Refine > 1 {
+		refine = &Refine{Factor: opt.Refine, Budget: opt.RefineBudget, Added: []Key{}}
+		res.Refine = refine
+	}
+	defer func() {
+		res.Crossings = FindCrossings(res)
+		res.Elapsed = time.Since(s.t0)
+	}()
+	more, err := s.runRounds(jobs, RoundOrders(len(jobs), s.rounds, opt.ShuffleSeed))
+	if !more || refine == nil {
+		return res, err
+	}
+	return res, s.refine(jobs)
+}
+
+// runRounds runs jobs s.rounds times, in the given orders (one a round).
+// It reports whether the sweep may go on: false when it was interrupted
+// or a run failed (the error).
+func (s *sweeper) runRounds(jobs []Job, order [][]int) (bool, error) {
+	res := s.res
 	// notRun lists the runs from the i-th of round r on as not run.
 	notRun := func(r, i int, reason string) {
 		for ; r <= s.rounds; r, i = r+1, 0 {
@@ -140,27 +175,27 @@ func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
 				s.done++
 				continue
 			}
-			if stopped(opt.Stop) {
+			if stopped(s.opt.Stop) {
 				res.Interrupted = true
 				notRun(r, i, "interrupted before it ran")
-				return res, nil
+				return false, nil
 			}
 			outcome, err := s.measure(jobs[j], r)
 			s.done++
 			switch {
 			case err != nil:
 				notRun(r, i+1, "not run: the sweep ended at a failed run")
-				return res, err
+				return false, err
 			case outcome == skippedRun:
 				skipped[j] = true
 			case outcome == interruptedRun:
 				res.Interrupted = true
 				notRun(r, i, "interrupted")
-				return res, nil
+				return false, nil
 			}
 		}
 	}
-	return res, nil
+	return true, nil
 }
 
 // sweeper is a sweep under way.
