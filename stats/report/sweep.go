@@ -46,8 +46,8 @@ func NewSweepDoc(rec Record, r *sweep.Result, ratios []Ratio, perMs bool) *Sweep
 	return d
 }
 
-// WriteText writes the table of median evts/sec, the samples-per-call
-// table when it varies, then the points that were skipped, not run or
+// WriteText writes the table of median evts/sec and where its curves
+// cross, the samples-per-call table when it varies, then the points that were skipped, not run or
 // failed, each with its reason.
 func (d *SweepDoc) WriteText(w io.Writer) error {
 	ew := &errWriter{w: w}
@@ -61,6 +61,7 @@ func (d *SweepDoc) WriteText(w io.Writer) error {
 	if noisy(t) {
 		ew.printf("* noisy: the run's evts/sec varied more than 5%% between intervals\n")
 	}
+	writeCrossings(ew, r)
 	if st, vary := SweepSamplesTable(r); vary {
 		ew.printf("\n%s over each whole run %s\n", st.What, settingsNote(r))
 		writeGrid(ew, st)

@@ -72,6 +72,9 @@ func (p *SweepProgress) Show(e sweep.Progress) {
 		name = fmt.Sprintf("round %d/%d: %s", e.Round, e.Rounds, name)
 	}
 	if p.bar != nil {
+		if e.Total > p.bar.GetMax() {
+			p.grow(e)
+		}
 		desc := fmt.Sprintf("%s · ETA %v ", name, eta.Round(time.Second))
 		if e.Kind == sweep.Finished {
 			desc = fmt.Sprintf("ETA %v ", eta.Round(time.Second))
@@ -94,6 +97,20 @@ func (p *SweepProgress) Show(e sweep.Progress) {
 	}
 	fmt.Fprintf(p.w, "%s%d/%d (%v elapsed, ETA %v): %s: %s\n", p.prefix, e.Done, e.Total,
 		e.Elapsed.Round(time.Second), eta.Round(time.Second), name, what)
+}
+
+// grow takes the runs that -refine added into the bar's total. A bar that
+// reached its old total has finished: it starts again at the runs done.
+func (p *SweepProgress) grow(e sweep.Progress) {
+	p.bar.ChangeMax(e.Total)
+	if p.bar.IsFinished() {
+		done := e.Done
+		if e.Kind == sweep.Finished {
+			done-- // Show adds this one
+		}
+		p.bar.Reset()
+		p.bar.Set(done)
+	}
 }
 
 // Close takes the bar off the terminal, so that what follows starts on a

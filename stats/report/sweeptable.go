@@ -195,7 +195,7 @@ func buildSweepTable(r *sweep.Result, what string, value func(sweep.Point) (floa
 	for _, s := range r.Skipped {
 		*at(s.Key) = SweepCell{State: CellSkipped}
 	}
-	for _, k := range r.Grid.Keys() {
+	for _, k := range r.Keys() {
 		rk := rowOf(k)
 		cs, ok := cells[rk]
 		if last := len(t.Rows) - 1; !ok || (last >= 0 && rowOf(t.Rows[last].key()) == rk) {
