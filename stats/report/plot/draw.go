@@ -109,14 +109,18 @@ func (f Figure) panels() ([]*gplot.Plot, error) {
 		return nil, errors.New("nothing to plot: no point was measured")
 	}
 	st := newStyler()
-	rates, err := panel(title, f.XLabel, ylabel, ours, refs, st)
+	var marks []Mark
+	if len(refs) == 0 {
+		marks = f.Crossings
+	}
+	rates, err := panel(title, f.XLabel, ylabel, ours, refs, marks, st)
 	if err != nil {
 		return nil, err
 	}
 	rates.Legend.Top, rates.Legend.Left = false, true
 	out := []*gplot.Plot{rates}
 	if samples := mapSeries(f.Samples, drawable); points(samples) > 0 {
-		sp, err := panel("samples per call (ready pipes per readiness call)", f.XLabel, "samples per call", samples, nil, newStyler())
+		sp, err := panel("samples per call (ready pipes per readiness call)", f.XLabel, "samples per call", samples, nil, nil, newStyler())
 		if err != nil {
 			return nil, err
 		}
@@ -143,8 +147,9 @@ func points(ss []Series) int {
 }
 
 // panel draws ours as solid lines with points and refs as dashed lines, on
-// log-log axes that fit every point.
-func panel(title, xlabel, ylabel string, ours, refs []Series, st *styler) (*gplot.Plot, error) {
+// log-log axes that fit every point, and marks (their intervals under the
+// curves, their lines and labels over them).
+func panel(title, xlabel, ylabel string, ours, refs []Series, marks []Mark, st *styler) (*gplot.Plot, error) {
 	p := gplot.New()
 	p.Title.Text = title
 	p.Title.Padding = vg.Points(6)
@@ -157,6 +162,9 @@ func panel(title, xlabel, ylabel string, ours, refs []Series, st *styler) (*gplo
 	p.Y.Label.Position = draw.PosTop
 	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
 	p.Add(plotter.NewGrid())
+	if len(marks) > 0 {
+		p.Add(bands(marks))
+	}
 	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	add := func(s Series, ref bool) error {
 		if len(s.X) == 0 {
@@ -201,6 +209,9 @@ func panel(title, xlabel, ylabel string, ours, refs []Series, st *styler) (*gplo
 	// A little room around the data, so that no point sits on an axis.
 	p.X.Min, p.X.Max = xmin/1.4, xmax*1.4
 	p.Y.Min, p.Y.Max = ymin/1.6, ymax*1.6
+	if err := addMarks(p, marks); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 

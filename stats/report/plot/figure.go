@@ -30,11 +30,16 @@ type Figure struct {
 	Reference []Series
 	// Samples, when not empty, fills a second panel: samples per call.
 	Samples []Series
+	// Crossings are where the rates curves cross, marked on their panel;
+	// left off when Reference divides every curve by its first point (the
+	// curves drawn then do not cross where the evts/sec do).
+	Crossings []Mark
 }
 
 // FromSweep builds the figure of a sweep: one curve per backend (per
 // backend and tokens in flight when several were swept), samples per call
-// when it varies, and ref's series if ref is not nil.
+// when it varies, where the curves cross, and ref's series if ref is not
+// nil.
 func FromSweep(r *sweep.Result, ref *sweep.Ref) Figure {
 	s := r.Settings
 	how := fmt.Sprintf("writer %s, -d %s", s.Writer, s.Duration)
@@ -86,6 +91,7 @@ func FromSweep(r *sweep.Result, ref *sweep.Ref) Figure {
 			}
 		}
 	}
+	f.Crossings = marksOf(r)
 	if ref != nil {
 		for _, rs := range ref.Series {
 			name := ref.Label + ": " + rs.Name

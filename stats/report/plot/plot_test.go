@@ -2,6 +2,7 @@ package plot
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -238,5 +239,72 @@ func TestFromSweepRounds(t *testing.T) {
 	}
 	if strings.Count(b.String(), "<path") <= strings.Count(b1.String(), "<path") {
 		t.Error("the rounds' bars are not drawn")
+	}
+}
+
+// crossed is a sweep of three rounds in which epoll overtakes poll
+// between 1 and 10 pipes (poll 600k falling as 1/sqrt(n), epoll 300k
+// flat: at 4), the rounds 5% apart; at -l l, poll is l^2 times faster
+// and epoll l times, so that they cross at 4 l^2.
+func crossed(inflight ...int) *sweep.Result {
+	r := &sweep.Result{
+		Grid:     sweep.Grid{Backends: []string{"poll", "epoll"}, Pipes: []int{1, 10, 100}, InFlight: inflight},
+		Settings: sweep.Settings{Duration: "3s", Interval: "500ms", Writer: "self"},
+		Rounds:   3,
+	}
+	for round, drift := range []float64{1, 1.05, 0.95} {
+		for _, k := range r.Grid.Keys() {
+			v := 300000 * drift * float64(k.InFlight)
+			if k.Backend == "poll" {
+				v = 600000 * drift * float64(k.InFlight*k.InFlight) / math.Sqrt(float64(k.Pipes))
+			}
+			r.Points = append(r.Points, sweep.Point{Key: k, Round: round + 1, EventsPerSec: v, SamplesPerCall: 1, SamplesApply: true})
+		}
+	}
+	r.Crossings = sweep.FindCrossings(r)
+	return r
+}
+
+// TestCrossingMarks: each crossing is marked on the rates panel, with its
+// interval, labelled by who overtakes whom and where; a crossing not
+// resolved says so; with a reference, where every curve is divided by its
+// first point, there is none.
+func TestCrossingMarks(t *testing.T) {
+	f := FromSweep(crossed(1), nil)
+	if len(f.Crossings) != 1 {
+		t.Fatalf("marks %+v: want one", f.Crossings)
+	}
+	m := f.Crossings[0]
+	if m.Label != "epoll > poll at 4 (4-4)" || !m.Interval || !m.Resolved || math.Abs(m.X-4) > 1e-9 {
+		t.Errorf("mark %+v: want epoll over poll at 4, resolved (the rounds' drift is paired away)", m)
+	}
+	r := crossed(1, 2)
+	r.Points[0].EventsPerSec *= 1.5 // round 1 of poll at 1 pipe, -l 1
+	r.Crossings = sweep.FindCrossings(r)
+	f = FromSweep(r, nil)
+	var labels []string
+	for _, m := range f.Crossings {
+		labels = append(labels, m.Label)
+	}
+	if len(labels) != 2 || !strings.HasPrefix(labels[0], "epoll -l 1 > poll -l 1 at ") || !strings.HasSuffix(labels[0], " (not resolved)") ||
+		labels[1] != "epoll -l 2 > poll -l 2 at 16 (16-16)" {
+		t.Errorf("labels %q: want -l 1's not resolved and -l 2's at 16", labels)
+	}
+	var b bytes.Buffer
+	if err := Write(&b, "svg", f); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "epoll -l 2 &gt; poll -l 2 at 16") {
+		t.Errorf("the svg lacks the mark's label")
+	}
+	b.Reset()
+	if err := Write(&b, "svg", FromSweep(crossed(1), pipetest())); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "epoll &gt; poll") {
+		t.Errorf("a plot of curves divided by their first points marks the crossings of evts/sec")
+	}
+	if len(FromSweep(handMade(false), nil).Crossings) != 0 {
+		t.Errorf("a record without crossings has no marks")
 	}
 }
