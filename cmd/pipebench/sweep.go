@@ -4,7 +4,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/sweep"
@@ -30,6 +32,13 @@ as skipped and the sweep goes on. The writer is self by default (one thread that
 and forwards every token, and the same writer at every point). -count N
 measures every point N times, in rounds each in an order of its own. The defaults take about a
 minute.
+
+Under the table: where each two curves cross (every two backends, and with
+several -l every two -l values of a backend), between which pipe counts, where
+by interpolation on the log scale, and, with -count 2 or more, a 95% interval
+or "not resolved". -refine 1.25 then adds points inside each crossing's
+bracket until its ends are within a factor 1.25 (at most 32 points, each run
+-count times).
 
 `
 
@@ -59,7 +68,12 @@ type sweepFlags struct {
 	ratios           string
 	out              docOutput
 	count            int
+	refine           float64
 }
+
+// refineBudget is the most points -refine adds: 32, each run -count times,
+// takes a crossing from a factor 10 apart to 1.25 four times over.
+const refineBudget = 32
 
 func (sf *sweepFlags) register(fs *flag.FlagSet) {
 	fs.Var(newListFlag(&sf.backends, sweepBackends, listFlag[string]{parse: func(s string) (string, error) { return s, checkBackend(s) }}),
@@ -87,6 +101,7 @@ func (sf *sweepFlags) register(fs *flag.FlagSet) {
 	fs.Var(intFlag{&sf.count, 1, 1000, "rounds"}, "count", "measure every point this many times, in rounds: every point once a round, each round in a shuffled order (from -seed)")
 	fs.StringVar(&sf.plot, "plot", "", "draw evts/sec against pipes (log-log) to this .svg or .png file")
 	fs.StringVar(&sf.ref, "ref", "", "reference table (CSV, see testdata/README.md) drawn on the plot; every curve is then divided by its first point")
+	fs.Var(factorFlag{&sf.refine}, "refine", "add points inside each crossing's bracket until its ends are within this factor, such as 1.25")
 	fs.StringVar(&sf.ratios, "ratios", "", "ratio columns such as epoll/poll,epoll/select (default: the last backend over each other one)")
 }
 
@@ -112,7 +127,8 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	report.WriteSweepStart(stderr, len(p.jobs), sf.count, rf.duration)
 	progress := report.NewSweepProgress(stderr, report.IsTerminal(stderr), len(p.jobs)*sf.count, rf.duration+200*time.Millisecond)
 	opt := sweep.Options{Warmup: rf.warmup, Stop: stop, OnProgress: progress.Show, Run: runPoint,
-		Reason: func(err error) string { return rf.err(err).Error() }, Rounds: sf.count, ShuffleSeed: rf.seed}
+		Reason: func(err error) string { return rf.err(err).Error() }, Rounds: sf.count, ShuffleSeed: rf.seed,
+		Refine: sf.refine, RefineBudget: refineBudget, Job: p.job}
 	res, runErr := sweep.Run(p.grid, p.jobs, opt)
 	progress.Close()
 	report.WriteSweepCounts(stderr, res)
@@ -121,7 +137,11 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	if sf.plot != "" && !drawSweep(sf.plot, res, p, stderr) {
 		code = exitFailed
 	}
-	report.WriteSweepInterrupted(stderr, res, len(p.jobs))
+	points := len(p.jobs)
+	if res.Refine != nil {
+		points += len(res.Refine.Added)
+	}
+	report.WriteSweepInterrupted(stderr, res, points)
 	if runErr != nil {
 		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", rf.err(runErr))
 		return exitFailed
@@ -138,6 +158,8 @@ type sweepPlan struct {
 	ratios  []report.Ratio
 	ref     *sweep.Ref
 	cleanup func()
+	// job makes the job of a point -refine adds.
+	job func(sweep.Key) (sweep.Job, error)
 }
 
 // plan checks the sweep's flags and makes the configuration of every point
@@ -145,6 +167,9 @@ type sweepPlan struct {
 func (sf *sweepFlags) plan(fs *flag.FlagSet, rf *runFlags) (*sweepPlan, error) {
 	if rf.duration == 0 {
 		return nil, fmt.Errorf("-d 0 runs until interrupted: a sweep needs a duration per point, such as -d 3s")
+	}
+	if err := sf.checkRefine(); err != nil {
+		return nil, err
 	}
 	p := &sweepPlan{ratios: report.DefaultRatios(sf.backends)}
 	if sf.ratios != "" {
@@ -181,17 +206,56 @@ func (sf *sweepFlags) plan(fs *flag.FlagSet, rf *runFlags) (*sweepPlan, error) {
 	if set["readers"] {
 		p.grid.Readers = sf.readers
 	}
-	for _, k := range p.grid.Keys() {
+	p.job = func(k sweep.Key) (sweep.Job, error) {
 		rf.backend, rf.pipes, rf.inFlight = k.Backend, k.Pipes, k.InFlight
 		rf.writers, rf.readers = max(k.Writers, 1), max(k.Readers, 1)
 		cfg, err := rf.config(set)
+		return sweep.Job{Key: k, Config: cfg}, err
+	}
+	for _, k := range p.grid.Keys() {
+		j, err := p.job(k)
 		if err != nil {
 			cleanup()
 			return nil, fmt.Errorf("%s: %w", k, err)
 		}
-		p.jobs = append(p.jobs, sweep.Job{Key: k, Config: cfg})
+		p.jobs = append(p.jobs, j)
 	}
 	return p, nil
+}
+
+// checkRefine refuses -refine where nothing can cross: one backend at one
+// -l is one curve (per setting of writers and readers), and one -n has no
+// bracket.
+func (sf *sweepFlags) checkRefine() error {
+	if sf.refine == 0 {
+		return nil
+	}
+	if len(sf.backends) < 2 && len(sf.inFlight) < 2 {
+		return fmt.Errorf("-refine %g narrows where two curves cross: give two backends (-b poll,epoll) or two -l values", sf.refine)
+	}
+	if len(sf.pipes) < 2 {
+		return fmt.Errorf("-refine %g narrows a crossing between two pipe counts: give at least two -n values, such as -n 1,100", sf.refine)
+	}
+	return nil
+}
+
+// factorFlag is a factor above 1 (0, the default, is off).
+type factorFlag struct{ v *float64 }
+
+func (f factorFlag) String() string {
+	if f.v == nil || *f.v == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(*f.v, 'g', -1, 64)
+}
+
+func (f factorFlag) Set(s string) error {
+	x, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(x > 1) || math.IsInf(x, 0) {
+		return fmt.Errorf("want a factor above 1, such as 1.25: narrow each crossing's bracket until its ends are within it")
+	}
+	*f.v = x
+	return nil
 }
 
 // drawSweep draws res to path, with the plan's reference table, and says

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"github.com/pipebench/pipebench/internal/golden"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,6 +43,9 @@ func TestSweepBadInput(t *testing.T) {
 		{"sweep-writers-self", "sweep -writers 1,2"},
 		{"sweep-unit-unknown", "sweep -unit us"},
 		{"sweep-pipes-per-unknown", "sweep -pipes-per process"},
+		{"sweep-refine-one-curve", "sweep -b epoll -n 1,100 -refine 1.25"},
+		{"sweep-refine-one-pipes", "sweep -b poll,epoll -n 100 -refine 1.25"},
+		{"sweep-refine-not-a-factor", "sweep -b poll,epoll -refine 1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -275,5 +279,82 @@ func TestSweepWriters(t *testing.T) {
 		if len(f) != 3 || f[0]+" "+f[1] != want {
 			t.Errorf("row %d %q: want pipes and writers %s and a figure", i, lines[2+i], want)
 		}
+	}
+}
+
+// TestSweepRefine: the crossing of two curves is found under the table,
+// -refine adds points inside its bracket, each run once a round, until
+// its ends are within the factor; the table has their rows, the plot
+// marks the crossing and the record keeps both. The runs are made up:
+// poll at 1e6/n evts/sec, epoll at 1e6/(5 sqrt(n)), so that they cross
+// at 25 pipes.
+func TestSweepRefine(t *testing.T) {
+	withRunPoint(t, func(cfg pipebench.Config) (*pipebench.Result, error) {
+		v := 1e6 / (5 * math.Sqrt(float64(cfg.Pipes)))
+		if cfg.Backend.Name == "poll" {
+			v = 1e6 / float64(cfg.Pipes)
+		}
+		res := &pipebench.Result{Setup: pipebench.Setup{Config: cfg}}
+		for i := range 4 {
+			res.Intervals = append(res.Intervals, pipebench.Interval{Index: i + 1, Seconds: 0.05, EventsPerSec: v, Counts: pipebench.Counts{Events: uint64(v / 20), Tokens: uint64(v / 20)}})
+			res.Totals.Events += uint64(v / 20)
+		}
+		res.Tokens = pipebench.Tokens{Sent: res.Totals.Events, Received: res.Totals.Events}
+		return res, nil
+	})
+	svg := filepath.Join(t.TempDir(), "cross.svg")
+	code, stdout, stderr := invoke(t, strings.Fields("sweep -b poll,epoll -n 1,100 -d 200ms -i 50ms -count 2 -refine 1.25 -plot "+svg)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// 100 -> 10; [10,100] -> 32; [10,32] -> 18; [18,32] -> 24; [24,32]
+	// -> 28: ten points added to the grid's four, each run twice.
+	var rows []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(l); len(f) == 4 && f[3] != "epoll/poll" {
+			rows = append(rows, f[0])
+		}
+	}
+	if got := strings.Join(rows, " "); got != "1 10 18 24 28 32 100" {
+		t.Errorf("rows %q, want the grid's and the added pipes:\n%s", got, stdout)
+	}
+	for _, want := range []string{
+		"\n\ncrossings (on log pipes; 95% intervals from 2 paired rounds):\n" +
+			"  epoll overtakes poll between 24 and 28 pipes, at about 25 (25-25)\n" +
+			"  -refine 1.25 added 10 points (each run 2 times)\n",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "sweep 28/28 ") {
+		t.Errorf("progress does not count the added runs:\n%s", stderr)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil || !bytes.Contains(b, []byte("epoll &gt; poll at 25")) {
+		t.Errorf("the plot does not mark the crossing (%v)", err)
+	}
+
+	code, stdout, stderr = invoke(t, strings.Fields("sweep -b poll,epoll -n 1,100 -d 200ms -i 50ms -refine 1.25 -format json")...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var doc struct {
+		Flags  map[string]string
+		Refine struct {
+			Factor float64
+			Added  []sweep.Key
+		}
+		Crossings sweep.Crossings
+	}
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Flags["refine"] != "1.25" || doc.Refine.Factor != 1.25 || len(doc.Refine.Added) != 10 || len(doc.Crossings.Pairs) != 1 {
+		t.Fatalf("record: flags %v, refine %+v, crossings %+v", doc.Flags, doc.Refine, doc.Crossings)
+	}
+	c := doc.Crossings.Pairs[0].Crossings[0]
+	if c.Over.Backend != "epoll" || c.From != 24 || c.To != 28 || math.Abs(c.At-25) > 1e-6 || c.Interval {
+		t.Errorf("crossing %+v: want epoll over poll at 25, between 24 and 28, without an interval (one run a point)", c)
 	}
 }
