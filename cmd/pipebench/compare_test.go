@@ -247,7 +247,7 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 			"-cpuprofile", filepath.Join(dir, "cpu.pb.gz")}},
 		{"sweep", []string{"-b", "epoll,poll", "-n", "5,6", "-l", "2,4", "-count", "2", "-d", "100ms", "-i", "50ms", "-warmup", "0",
 			"-writer", "thread", "-route", "next", "-seed", "3", "-fd", "pipe", "-churn", "1", "-delay", "1µs", "-latency",
-			"-writers", "1,2", "-readers", "1", "-pipes-per", "writer", "-unit", "ms", "-ratios", "poll/epoll", "-maxevents", "4", "-format", "json"}},
+			"-writers", "1,2", "-readers", "1", "-pipes-per", "writer", "-unit", "ms", "-ratios", "poll/epoll", "-maxevents", "4", "-refine", "1.5", "-format", "json"}},
 		{"herd", []string{"-waiters", "2", "-mode", "threads", "-exclusive", "on", "-n", "3", "-l", "2", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-seed", "4", "-count", "2", "-format", "json"}},
 		{"timeout", []string{"-timeouts", "50µs", "-mechanisms", "ppoll", "-samples", "3", "-slack", "1ns", "-count", "2", "-format", "json"}},
 		{"seeds", []string{"-quick", "-count", "2", "-format", "json"}},

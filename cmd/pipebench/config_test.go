@@ -48,6 +48,7 @@ var notConfig = map[string]map[string]string{
 		"plot":      "output file",
 		"ratios":    "columns of the table",
 		"ref":       "reference table drawn on the plot",
+		"refine":    "points added inside the crossings' brackets, each with a Config as the grid's",
 		"unit":      "the table's unit",
 	},
 }
