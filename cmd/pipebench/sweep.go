@@ -71,8 +71,9 @@ type sweepFlags struct {
 	refine           float64
 }
 
-// refineBudget is the most points -refine adds: 32, each run -count times,
-// takes a crossing from a factor 10 apart to 1.25 four times over.
+// refineBudget is the most points -refine adds, each run -count times: a
+// crossing between pipe counts a factor 10 apart takes 8 to come within
+// 1.25, so 32 narrow four such.
 const refineBudget = 32
 
 func (sf *sweepFlags) register(fs *flag.FlagSet) {
