@@ -31,20 +31,20 @@ var mayImport = map[string][]string{
 	"uring":  {"pipebench", "internal/waitcall"},
 	"gonet":  {"pipebench", "internal/waitcall"},
 	// Numbers only: nothing of ours.
-	"stats":         {},
-	"stats/compare": {},
-	"stats/summary": {"pipebench", "stats"},
-	"stats/profile": {"pipebench"},
+	"stats":             {},
+	"stats/compare":     {},
+	"pipebench/summary": {"pipebench", "stats"},
+	"stats/profile":     {"pipebench"},
 	// Every format of every subcommand: what the experiments and the
 	// summaries compute, laid out.
-	"stats/report":            {"stats", "stats/summary", "stats/profile", "stats/compare", "stats/report/plot", "experiment/*", "pipebench", "internal/envinfo"},
-	"stats/report/reporttest": {"stats/report", "stats/summary", "pipebench", "stats", "internal/envinfo", "experiment/seeds"},
+	"stats/report":            {"stats", "pipebench/summary", "stats/profile", "stats/compare", "stats/report/plot", "experiment/*", "pipebench", "internal/envinfo"},
+	"stats/report/reporttest": {"stats/report", "pipebench/summary", "pipebench", "stats", "internal/envinfo", "experiment/seeds"},
 	"stats/report/plot":       {"experiment/sweep", "stats"},
 	// No experiment imports stats/report: report formats the experiments.
 	"experiment/herd":    {"pipebench", "epoll", "stats", "internal/child", "internal/fdlimit", "internal/lifecycle", "internal/osthread", "internal/tokens"},
 	"experiment/timeout": {"pipebench", "stats", "internal/osthread", "internal/waitcall"},
-	"experiment/sweep":   {"pipebench", "stats", "stats/summary"},
-	"experiment/seeds":   {"pipebench", "experiment/sweep", "experiment/herd", "experiment/timeout", "stats", "stats/summary", "stats/profile"},
+	"experiment/sweep":   {"pipebench", "stats", "pipebench/summary"},
+	"experiment/seeds":   {"pipebench", "experiment/sweep", "experiment/herd", "experiment/timeout", "stats", "pipebench/summary", "stats/profile"},
 	// Helpers: nothing of ours.
 	"internal/child":     {},
 	"internal/envinfo":   {},

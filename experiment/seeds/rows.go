@@ -9,7 +9,7 @@ import (
 	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/experiment/timeout"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/summary"
+	"github.com/pipebench/pipebench/pipebench/summary"
 )
 
 // rows judges every claim from what the steps measured.

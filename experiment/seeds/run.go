@@ -12,8 +12,8 @@ import (
 	"github.com/pipebench/pipebench/experiment/sweep"
 	"github.com/pipebench/pipebench/experiment/timeout"
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/pipebench/summary"
 	"github.com/pipebench/pipebench/stats/profile"
-	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // Options are how a reproduction runs.

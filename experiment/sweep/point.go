@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/summary"
+	"github.com/pipebench/pipebench/pipebench/summary"
 )
 
 // Key names one point of a sweep. Writers and Readers are 0 when the

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/summary"
+	"github.com/pipebench/pipebench/pipebench/summary"
 )
 
 // Bench writes the Go benchmark format, as `go test -bench -count N` does:

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/summary"
+	"github.com/pipebench/pipebench/pipebench/summary"
 )
 
 // CSV writes one row per interval, as the intervals come. The warmup

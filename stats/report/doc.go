@@ -6,7 +6,7 @@
 // a herd's settings side by side and a timeout measurement are Docs written
 // as text, CSV or JSON, and so are the seeds' claims set beside this
 // machine (pipebench seeds); the top tables of profiles and the machine line are
-// here too. The numbers come computed (stats/summary, stats/profile, the
+// here too. The numbers come computed (pipebench/summary, stats/profile, the
 // experiments' results): this package only lays them out.
 //
 // Imports: as imports_test.go at the module's root allows (the table in

@@ -2,7 +2,7 @@ package report
 
 import (
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/summary"
+	"github.com/pipebench/pipebench/pipebench/summary"
 )
 
 // Document is everything one invocation measured, the model behind every

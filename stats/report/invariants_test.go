@@ -10,12 +10,12 @@ import (
 	"github.com/pipebench/pipebench/epoll"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/pipebenchtest"
+	"github.com/pipebench/pipebench/pipebench/summary"
 	"github.com/pipebench/pipebench/poll"
 	fdselect "github.com/pipebench/pipebench/select"
 	"github.com/pipebench/pipebench/stats"
 	"github.com/pipebench/pipebench/stats/report"
 	"github.com/pipebench/pipebench/stats/report/reporttest"
-	"github.com/pipebench/pipebench/stats/summary"
 	"github.com/pipebench/pipebench/uring"
 )
 

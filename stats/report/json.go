@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/summary"
+	"github.com/pipebench/pipebench/pipebench/summary"
 )
 
 // JSON writes the whole Document, indented, when the invocation finishes.

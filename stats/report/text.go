@@ -9,8 +9,8 @@ import (
 
 	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/pipebench/summary"
 	"github.com/pipebench/pipebench/stats"
-	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // Text writes the output everyone knows: a setup line, one line per interval

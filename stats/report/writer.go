@@ -5,7 +5,7 @@ import (
 	"io"
 
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/summary"
+	"github.com/pipebench/pipebench/pipebench/summary"
 )
 
 // Writer is one output format. The command calls Start once, then for each

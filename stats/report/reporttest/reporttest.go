@@ -6,7 +6,7 @@
 // The result's own invariants are its own (pipebench.Result.CheckValid);
 // reporttest checks them first, then what ties the summary and the formats
 // to the result, as facts about the result rather than a second copy of
-// stats/summary's code, so that a wrong rule there is caught by a fact it
+// pipebench/summary's code, so that a wrong rule there is caught by a fact it
 // breaks rather than passed by agreement: the evts/sec summary describes
 // the intervals after the first -warmup (its extremes are two of them, its
 // median has half of them on each side, its mean lies between the
@@ -31,9 +31,9 @@ import (
 	"slices"
 
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/pipebench/summary"
 	"github.com/pipebench/pipebench/stats"
 	"github.com/pipebench/pipebench/stats/report"
-	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // checker collects broken invariants.

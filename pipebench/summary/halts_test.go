@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/pipebench/summary"
 	"github.com/pipebench/pipebench/stats/report/reporttest"
-	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // haltWarningsOf picks a summary's warnings about halts.

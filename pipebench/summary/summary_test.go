@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/pipebench/summary"
 	"github.com/pipebench/pipebench/stats"
 	"github.com/pipebench/pipebench/stats/report/reporttest"
-	"github.com/pipebench/pipebench/stats/summary"
 )
 
 func TestSummarizeHandComputed(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/pipebench/pipebench/pipebench"
+	"github.com/pipebench/pipebench/pipebench/summary"
 	"github.com/pipebench/pipebench/stats/report/reporttest"
-	"github.com/pipebench/pipebench/stats/summary"
 )
 
 // TestSummaryReadsDataNotBackend: the summary depends on what the run did
