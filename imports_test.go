@@ -38,13 +38,15 @@ var mayImport = map[string][]string{
 	// Every format of every subcommand: what the experiments and the
 	// summaries compute, laid out.
 	"stats/report":            {"stats", "pipebench/summary", "stats/profile", "stats/compare", "stats/report/plot", "experiment/*", "pipebench", "internal/envinfo"},
-	"stats/report/reporttest": {"stats/report", "pipebench/summary", "pipebench", "stats", "internal/envinfo", "experiment/seeds"},
+	"stats/report/reporttest": {"experiment/record", "stats/report", "pipebench/summary", "pipebench", "stats", "internal/envinfo", "experiment/seeds"},
 	"stats/report/plot":       {"experiment/sweep", "stats"},
 	// No experiment imports stats/report: report formats the experiments.
 	"experiment/herd":    {"pipebench", "epoll", "stats", "internal/child", "internal/fdlimit", "internal/lifecycle", "internal/osthread", "internal/tokens"},
 	"experiment/timeout": {"pipebench", "stats", "internal/osthread", "internal/waitcall"},
 	"experiment/sweep":   {"pipebench", "stats", "pipebench/summary"},
 	"experiment/seeds":   {"pipebench", "experiment/sweep", "experiment/herd", "experiment/timeout", "stats", "pipebench/summary", "stats/profile"},
+	"experiment/record":  {"internal/envinfo"},
+	"experiment/text":    {"stats"},
 	// Helpers: nothing of ours.
 	"internal/child":     {},
 	"internal/envinfo":   {},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
 	"io"
 	"os"
 	"slices"
@@ -281,8 +282,8 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 
 // runAll runs cfg, made from rf, count times and reports through out, in
 // the document rec begins.
-func runAll(rec report.Record, cfg pipebench.Config, rf *runFlags, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}, prof *profile.Profiler) int {
-	doc := &report.Document{Record: rec, Config: report.NewConfig(&cfg, count, rf.warmup)}
+func runAll(rec record.Head, cfg pipebench.Config, rf *runFlags, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}, prof *profile.Profiler) int {
+	doc := &report.Document{Head: rec, Config: report.NewConfig(&cfg, count, rf.warmup)}
 	var outErr error
 	keep := func(err error) {
 		if outErr == nil && err != nil {

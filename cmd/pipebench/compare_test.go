@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/pipebench/pipebench/experiment/record"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -115,7 +116,7 @@ func TestCompareFiguresFromTheRecords(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &c); err != nil {
 		t.Fatal(err)
 	}
-	if c.Format != report.RecordFormat || c.Command != "compare" {
+	if c.Format != record.Format || c.Command != "compare" {
 		t.Errorf("the comparison is not a record of compare: %q %q", c.Format, c.Command)
 	}
 	median := func(xs []float64) float64 {
@@ -277,11 +278,11 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var rec report.Record
+			var rec record.Head
 			if err := json.Unmarshal(b, &rec); err != nil {
 				t.Fatal(err)
 			}
-			if rec.Format != report.RecordFormat || rec.FormatVersion != report.RecordVersion || rec.Command != name {
+			if rec.Format != record.Format || rec.FormatVersion != record.Version || rec.Command != name {
 				t.Errorf("head %q %d %q", rec.Format, rec.FormatVersion, rec.Command)
 			}
 			if c.command != "" {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
 	"io"
 	"time"
 
@@ -105,7 +106,7 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 	if errors.As(err, &cfgErr) || errors.As(err, &limErr) {
 		return usageError(stderr, fmt.Errorf("herd: %w", flagErr(err, false)))
 	}
-	var doc report.Doc
+	var doc record.Doc
 	if res != nil {
 		doc = report.NewHerdDoc(rec, cfg, hf.warmup, res)
 	}

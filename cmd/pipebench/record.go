@@ -3,21 +3,20 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/pipebench/pipebench/stats/report"
 )
 
 // recordOf begins the record of command (run with args, parsed into fs):
 // every flag of fs with its value, defaults included, so that no flag can
 // go unrecorded.
-func recordOf(command string, fs *flag.FlagSet, args []string) report.Record {
+func recordOf(command string, fs *flag.FlagSet, args []string) record.Head {
 	flags := map[string]string{}
 	fs.VisitAll(func(f *flag.Flag) { flags[f.Name] = f.Value.String() })
-	return report.NewRecord(command, args, flags)
+	return record.New(command, args, flags)
 }
 
 // isSet says whether the flag name was given on the command line.
@@ -58,7 +57,7 @@ func (o *docOutput) check(fs *flag.FlagSet) error {
 // finish writes doc (nil when nothing was measured) to stdout or -o's
 // file, then turns the run's error and any writing error into the exit
 // status.
-func (o *docOutput) finish(name string, stdout, stderr io.Writer, doc report.Doc, runErr error) int {
+func (o *docOutput) finish(name string, stdout, stderr io.Writer, doc record.Doc, runErr error) int {
 	w := stdout
 	if o.out != "" && doc != nil {
 		f, err := os.Create(o.out)

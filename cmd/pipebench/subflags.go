@@ -4,11 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
 	"io"
 	"slices"
 	"strings"
-
-	"github.com/pipebench/pipebench/stats/report"
 )
 
 // parseSub parses a subcommand's flags. It prints the help and returns
@@ -45,19 +44,19 @@ func parseFlags(fs *flag.FlagSet, args []string, help string, stdout, stderr io.
 func formatFlag(fs *flag.FlagSet, v *string) {
 	*v = "text"
 	fs.Var(choiceFlag{v, func(s string) error {
-		if !slices.Contains(report.ExperimentFormats, s) {
-			return fmt.Errorf("unknown format %q: want %s", s, strings.Join(report.ExperimentFormats, ", "))
+		if !slices.Contains(record.Formats, s) {
+			return fmt.Errorf("unknown format %q: want %s", s, strings.Join(record.Formats, ", "))
 		}
 		return nil
-	}}, "format", "output format: "+strings.Join(report.ExperimentFormats, ", "))
+	}}, "format", "output format: "+strings.Join(record.Formats, ", "))
 }
 
 // finish writes doc (nil when nothing was measured) in format, then turns
 // the run's error and any writing error into the exit status.
-func finish(name string, stdout, stderr io.Writer, format string, doc report.Doc, runErr error) int {
+func finish(name string, stdout, stderr io.Writer, format string, doc record.Doc, runErr error) int {
 	var werr error
 	if doc != nil {
-		werr = report.WriteDoc(stdout, format, doc)
+		werr = record.Write(stdout, format, doc)
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "pipebench: %s: %v\n", name, runErr)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
 	"io"
 	"time"
 
@@ -76,7 +77,7 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	if errors.As(err, &cfgErr) {
 		return usageError(stderr, fmt.Errorf("timeout: %w", flagErr(err, false)))
 	}
-	var doc report.Doc
+	var doc record.Doc
 	if res != nil {
 		doc = report.NewTimeoutDoc(rec, res)
 	}

@@ -3,6 +3,7 @@ package seeds_test
 import (
 	"bytes"
 	"errors"
+	"github.com/pipebench/pipebench/experiment/record"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,10 +81,10 @@ func TestRunTiny(t *testing.T) {
 	if err := reporttest.CheckSeedRows(res.Rows); err != nil {
 		t.Error(err)
 	}
-	d := report.NewSeedsDoc(report.Record{Environment: envinfo.Read()}, res)
+	d := report.NewSeedsDoc(record.Head{Environment: envinfo.Read()}, res)
 	var out [3]bytes.Buffer
 	for i, format := range []string{"text", "csv", "json"} {
-		if err := report.WriteDoc(&out[i], format, d); err != nil {
+		if err := record.Write(&out[i], format, d); err != nil {
 			t.Fatal(err)
 		}
 	}

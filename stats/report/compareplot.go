@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/text"
 	"sort"
 	"strconv"
 
@@ -54,7 +55,7 @@ func ComparisonFigure(records []*Loaded, labels []string, by string) plot.Figure
 		for _, x := range xs {
 			s := compare.Summarize(c.pts[x])
 			lo, hi := s.Lo, s.Hi
-			if !finite(lo) || !finite(hi) {
+			if !text.Finite(lo) || !text.Finite(hi) {
 				lo, hi = s.Min, s.Max
 			}
 			se.X, se.Y = append(se.X, x), append(se.Y, s.Median)

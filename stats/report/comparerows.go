@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/pipebench/pipebench/experiment/text"
 	"math"
 	"slices"
 
@@ -169,7 +170,7 @@ func (c *Comparison) geomeans() {
 		ok := true
 		for i, xs := range vs {
 			v := compare.Geomean(xs)
-			ok = ok && finite(v)
+			ok = ok && text.Finite(v)
 			g.Values = append(g.Values, v)
 			if i > 0 {
 				g.Changes = append(g.Changes, v/g.Values[0]-1)
@@ -207,7 +208,7 @@ func (c *Comparison) advice(have [][]*Sampled, cr *ConfigRows) *Advice {
 		return nil
 	}
 	floor := c.Floor
-	if len(cr.Rows[i].Changes) > 0 && finite(cr.Rows[i].Changes[0].Floor) {
+	if len(cr.Rows[i].Changes) > 0 && text.Finite(cr.Rows[i].Changes[0].Floor) {
 		floor = cr.Rows[i].Changes[0].Floor
 	}
 	a := &Advice{Metric: cr.Primary}
@@ -242,7 +243,7 @@ func (c *Comparison) advice(have [][]*Sampled, cr *ConfigRows) *Advice {
 		}
 		return a
 	}
-	if a.Within = compare.RelativeSpread(pooled); !finite(a.Within) {
+	if a.Within = compare.RelativeSpread(pooled); !text.Finite(a.Within) {
 		return nil
 	}
 	for _, d := range targets(floor) {

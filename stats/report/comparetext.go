@@ -3,6 +3,8 @@ package report
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/text"
 	"io"
 	"math"
 	"slices"
@@ -26,59 +28,17 @@ func WriteComparison(w io.Writer, format string, c *Comparison) error {
 	case "csv":
 		return c.WriteCSV(w)
 	case "json":
-		return WriteJSON(w, c)
+		return record.WriteJSON(w, c)
 	}
 	return fmt.Errorf("unknown format %q: want %s", format, strings.Join(CompareFormats, ", "))
-}
-
-// Num prints x in four significant digits, with k or M past a thousand,
-// and below a thousandth in three with an exponent, as the run's own text
-// prints a figure per event (6.25e-06).
-func Num(x float64) string {
-	switch a := math.Abs(x); {
-	case !finite(x):
-		return "-"
-	case a >= 999.95e3:
-		return fmt.Sprintf("%.4gM", x/1e6)
-	case a >= 9999.5:
-		return fmt.Sprintf("%.4gk", x/1e3)
-	case a >= 1 || a == 0:
-		return fmt.Sprintf("%.4g", x)
-	case a >= 0.001:
-		// Three significant digits, without an exponent: 0.00136.
-		return strconv.FormatFloat(x, 'f', 2-int(math.Floor(math.Log10(math.Abs(x)))), 64)
-	}
-	return strconv.FormatFloat(x, 'g', 3, 64)
 }
 
 // TextWidth is the widest line of compare's text: it is pasted into mail.
 const TextWidth = 100
 
-// wrap breaks s into lines of at most width runes at spaces, the lines
-// after the first indented by four.
-func wrap(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-		case len([]rune(line))+1+len([]rune(word)) > width:
-			lines = append(lines, line)
-			line = "    " + word
-		default:
-			line += " " + word
-		}
-	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
-}
-
 // pct prints a share as a signed percentage to one decimal.
 func pct(x float64) string {
-	if !finite(x) {
+	if !text.Finite(x) {
 		return "?"
 	}
 	if math.Abs(x) >= 1 {
@@ -95,20 +55,20 @@ func cell(s compare.Summary) string {
 	}
 	sp := s.Spread()
 	if math.IsInf(sp, 1) {
-		return Num(s.Median) + " n<6"
+		return text.Num(s.Median) + " n<6"
 	}
 	if sp >= 10 {
-		return Num(s.Median) + " ±>999%"
+		return text.Num(s.Median) + " ±>999%"
 	}
-	return fmt.Sprintf("%s ±%.0f%%", Num(s.Median), 100*sp)
+	return fmt.Sprintf("%s ±%.0f%%", text.Num(s.Median), 100*sp)
 }
 
 // changeText is a change and its interval.
 func changeText(c compare.Change) string {
-	if !finite(c.Ratio) {
+	if !text.Finite(c.Ratio) {
 		return "-"
 	}
-	if !finite(c.Lo) || !finite(c.Hi) {
+	if !text.Finite(c.Lo) || !text.Finite(c.Hi) {
 		return pct(c.Ratio) + " [no interval]"
 	}
 	return fmt.Sprintf("%s [%s, %s]", pct(c.Ratio), pct(c.Lo), pct(c.Hi))
@@ -118,7 +78,7 @@ func changeText(c compare.Change) string {
 // figure.
 func pText(c compare.Change) string {
 	p := c.P
-	if finite(c.Adjusted) {
+	if text.Finite(c.Adjusted) {
 		p = c.Adjusted
 	}
 	return pValue(p)
@@ -127,7 +87,7 @@ func pText(c compare.Change) string {
 // pValue prints a p-value to three decimals, "" for none.
 func pValue(p float64) string {
 	switch {
-	case !finite(p):
+	case !text.Finite(p):
 		return ""
 	case p < 0.0005:
 		return "p<0.001"
@@ -135,59 +95,11 @@ func pValue(p float64) string {
 	return fmt.Sprintf("p=%.3f", p)
 }
 
-// table is a block of rows laid out in columns, as text or markdown.
-type table struct {
-	head  []string
-	rows  [][]string
-	right []bool // right-aligned columns
-}
-
-func (t *table) write(ew *errWriter, markdown bool) {
-	if markdown {
-		ew.printf("| %s |\n|", strings.Join(t.head, " | "))
-		for i := range t.head {
-			if t.right[i] {
-				ew.printf("---:|")
-			} else {
-				ew.printf("---|")
-			}
-		}
-		ew.printf("\n")
-		for _, r := range t.rows {
-			ew.printf("| %s |\n", strings.Join(r, " | "))
-		}
-		return
-	}
-	width := make([]int, len(t.head))
-	for _, r := range append([][]string{t.head}, t.rows...) {
-		for i, f := range r {
-			width[i] = max(width[i], len([]rune(f)))
-		}
-	}
-	for _, r := range append([][]string{t.head}, t.rows...) {
-		var b strings.Builder
-		for i, f := range r {
-			pad := width[i] - len([]rune(f))
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			if t.right[i] {
-				b.WriteString(strings.Repeat(" ", pad) + f)
-			} else if i < len(r)-1 {
-				b.WriteString(f + strings.Repeat(" ", pad))
-			} else {
-				b.WriteString(f)
-			}
-		}
-		ew.printf("%s\n", strings.TrimRight(b.String(), " "))
-	}
-}
-
 // tables writes a comparison's text or markdown: what each column is, the
 // configurations one by one, the geomeans, the legend.
 type tables struct {
 	c        *Comparison
-	ew       *errWriter
+	ew       *text.Printer
 	markdown bool
 	// notes are the tests' notes, each with the figures it is of; metrics
 	// every figure the tables show.
@@ -199,7 +111,7 @@ type tables struct {
 // (markdown); a line that begins with spaces keeps them on every line.
 func (t *tables) h(format string, a ...any) {
 	if t.markdown {
-		t.ew.printf(format+"\n\n", a...)
+		t.ew.Printf(format+"\n\n", a...)
 		return
 	}
 	lead := ""
@@ -207,8 +119,8 @@ func (t *tables) h(format string, a ...any) {
 	if tr := strings.TrimLeft(s, " "); tr != s {
 		lead, s = s[:len(s)-len(tr)], tr
 	}
-	for _, l := range wrap(s, TextWidth-len(lead)) {
-		t.ew.printf("%s%s\n", lead, l)
+	for _, l := range text.Wrap(s, TextWidth-len(lead)) {
+		t.ew.Printf("%s%s\n", lead, l)
 	}
 }
 
@@ -230,24 +142,24 @@ func (t *tables) note(n, metric string) {
 // writeTables writes the comparison as text (at most 100 columns, to
 // paste into a mail) or markdown.
 func (c *Comparison) writeTables(w io.Writer, markdown bool) error {
-	t := &tables{c: c, ew: &errWriter{w: w}, markdown: markdown, notes: map[string][]string{}}
+	t := &tables{c: c, ew: &text.Printer{W: w}, markdown: markdown, notes: map[string][]string{}}
 	t.head()
 	for _, cr := range c.Configs {
 		t.config(&cr)
 	}
 	t.geomeans()
 	if len(c.Partial) > 0 {
-		t.ew.printf("\n")
+		t.ew.Printf("\n")
 		t.h("configurations not in every column (not compared):")
 		for _, p := range c.Partial {
 			t.h("  %s: only in %s", p.Label, strings.Join(p.In, ", "))
 		}
 	}
 	t.legend()
-	if t.ew.err == nil {
-		t.ew.err = writeRecordLines(w, &c.Record)
+	if t.ew.Err() == nil {
+		t.ew.Keep(c.Head.WriteLines(w))
 	}
-	return t.ew.err
+	return t.ew.Err()
 }
 
 // head writes what each column is, what differs, the warnings, and what
@@ -318,7 +230,7 @@ func (t *tables) head() {
 // the primary figure and its table, then the advice.
 func (t *tables) config(cr *ConfigRows) {
 	c := t.c
-	t.ew.printf("\n")
+	t.ew.Printf("\n")
 	title := cr.Label
 	if title == "" {
 		title = "(one configuration)"
@@ -342,14 +254,14 @@ func (t *tables) config(cr *ConfigRows) {
 	base := c.Sides[0].Label
 	for j := 1; j < len(c.Sides); j++ {
 		if j > 1 {
-			t.ew.printf("\n")
+			t.ew.Printf("\n")
 		}
 		t.verdict(cr, j)
-		tb := &table{head: []string{"metric", colHead(base, cr.Rows[0].Summaries[0]), colHead(c.Sides[j].Label, cr.Rows[0].Summaries[j]),
-			"change [95% CI]", "", "p"}, right: []bool{false, true, true, false, false, false}}
+		tb := &text.Table{Head: []string{"metric", colHead(base, cr.Rows[0].Summaries[0]), colHead(c.Sides[j].Label, cr.Rows[0].Summaries[j]),
+			"change [95% CI]", "", "p"}, Right: []bool{false, true, true, false, false, false}}
 		for _, r := range cr.Rows {
 			ch := r.Changes[j-1]
-			tb.rows = append(tb.rows, []string{r.Metric, cell(r.Summaries[0]), cell(r.Summaries[j]), changeText(ch), string(ch.Verdict), pText(ch)})
+			tb.Rows = append(tb.Rows, []string{r.Metric, cell(r.Summaries[0]), cell(r.Summaries[j]), changeText(ch), string(ch.Verdict), pText(ch)})
 			t.note("", r.Metric)
 			for _, n := range ch.Notes {
 				t.note(n, r.Metric)
@@ -360,23 +272,23 @@ func (t *tables) config(cr *ConfigRows) {
 				}
 			}
 		}
-		tb.write(t.ew, t.markdown)
+		tb.Write(t.ew, t.markdown)
 	}
 	t.advice(cr.Advice)
 }
 
 // single writes the table of one column alone: medians, ranges, runs.
 func (t *tables) single(cr *ConfigRows) {
-	tb := &table{head: []string{"metric", t.c.Sides[0].Label, "min", "max", "n"}, right: []bool{false, true, true, true, true}}
+	tb := &text.Table{Head: []string{"metric", t.c.Sides[0].Label, "min", "max", "n"}, Right: []bool{false, true, true, true, true}}
 	for _, r := range cr.Rows {
 		s := r.Summaries[0]
-		tb.rows = append(tb.rows, []string{r.Metric, cell(s), Num(s.Min), Num(s.Max), strconv.Itoa(s.N)})
+		tb.Rows = append(tb.Rows, []string{r.Metric, cell(s), text.Num(s.Min), text.Num(s.Max), strconv.Itoa(s.N)})
 		t.note("", r.Metric)
 		for _, n := range s.Warnings {
 			t.note(n, r.Metric)
 		}
 	}
-	tb.write(t.ew, t.markdown)
+	tb.Write(t.ew, t.markdown)
 }
 
 // colHead heads a column: its label and runs, or sittings × runs each.
@@ -405,7 +317,7 @@ func (t *tables) verdict(cr *ConfigRows, j int) {
 	}
 	ch := cr.Rows[i].Changes[j-1]
 	why := fmt.Sprintf("%s, floor %.1f%%", ch.Method, 100*ch.Floor)
-	if finite(ch.P) {
+	if text.Finite(ch.P) {
 		why = pValue(ch.P) + ", " + why
 	}
 	t.h("%s vs %s, %s: %s: %s (%s)", t.c.Sides[j].Label, t.c.Sides[0].Label, cr.Primary, changeText(ch), verdictWords[ch.Verdict], why)
@@ -417,7 +329,7 @@ func (t *tables) geomeans() {
 	if len(c.Geomeans) == 0 {
 		return
 	}
-	t.ew.printf("\n")
+	t.ew.Printf("\n")
 	t.h("geomean over the configurations every column has")
 	head := []string{"metric"}
 	right := []bool{false}
@@ -428,25 +340,25 @@ func (t *tables) geomeans() {
 			head, right = append(head, sd.Label+" vs "+base), append(right, true)
 		}
 	}
-	tb := &table{head: head, right: right}
+	tb := &text.Table{Head: head, Right: right}
 	for _, g := range c.Geomeans {
 		row := []string{g.Metric}
 		for i, v := range g.Values {
-			row = append(row, Num(v))
+			row = append(row, text.Num(v))
 			if i > 0 {
 				row = append(row, pct(g.Changes[i-1]))
 			}
 		}
-		tb.rows = append(tb.rows, row)
+		tb.Rows = append(tb.Rows, row)
 	}
-	tb.write(t.ew, t.markdown)
+	tb.Write(t.ew, t.markdown)
 }
 
 // legend says how to read the tables, and the tests' notes, each with its
 // figures.
 func (t *tables) legend() {
 	c := t.c
-	t.ew.printf("\n")
+	t.ew.Printf("\n")
 	if len(c.Sides) == 1 {
 		t.h("median ±: the half-width of the median's 95%% confidence interval; n<6: too few runs for one; " +
 			"cs/evt: context switches per event")

@@ -2,7 +2,7 @@ package report
 
 import (
 	"fmt"
-	"math"
+	"github.com/pipebench/pipebench/experiment/record"
 	"slices"
 	"sort"
 	"strings"
@@ -17,7 +17,7 @@ import (
 // A side may hold several records, each one sitting (a boot, or one quiet
 // window of the machine): the change is then judged over the sittings.
 type Comparison struct {
-	Record
+	record.Head
 	// Inputs are the records, each with its side (with -by: the columns,
 	// each a value of the flag).
 	Inputs []Input `json:"inputs"`
@@ -150,8 +150,8 @@ const ByLabelWidth = 12
 // command. With opt.By set there must be one record, and the columns are
 // the values of that flag in it, opt.Base's first (the first in the
 // record's order when Base is "").
-func NewComparison(rec Record, sides [][]*Loaded, opt Options) (*Comparison, error) {
-	c := &Comparison{Record: rec, By: opt.By, Metric: opt.Metric, Floor: opt.Floor}
+func NewComparison(rec record.Head, sides [][]*Loaded, opt Options) (*Comparison, error) {
+	c := &Comparison{Head: rec, By: opt.By, Metric: opt.Metric, Floor: opt.Floor}
 	var records []*Loaded
 	for _, side := range sides {
 		records = append(records, side...)
@@ -321,9 +321,6 @@ func withoutFlag(key, flag, value string) string {
 	s := strings.Replace(" "+key+" ", " -"+flag+" "+value+" ", " ", 1)
 	return strings.TrimSpace(s)
 }
-
-// finite says whether x can be printed as a number.
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // shortMachine is what a comparison's head says of a record's machine;
 // the rest of it is compared fact by fact (Differences).

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/summary"
 )
@@ -8,7 +9,7 @@ import (
 // Document is everything one invocation measured, the model behind every
 // format: the JSON format is this struct.
 type Document struct {
-	Record
+	record.Head
 	Config  Config         `json:"config"`
 	Runs    []summary.Run  `json:"runs"`
 	Summary summary.Across `json:"summary"`

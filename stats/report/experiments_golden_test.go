@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"github.com/pipebench/pipebench/experiment/record"
 	"testing"
 	"time"
 
@@ -47,7 +48,7 @@ func herdSetting(exclusive bool, k uint64) herd.Setting {
 // repetition: the output every herd printed before -count.
 func TestHerdTextGolden(t *testing.T) {
 	res := &herd.Result{Settings: []herd.Setting{herdSetting(false, 1), herdSetting(true, 3)}}
-	d := report.NewHerdDoc(report.Record{Environment: goldenEnv}, herd.Config{Waiters: 4, Pipes: 8, InFlight: 1, Duration: 1500 * time.Millisecond}, 1, res)
+	d := report.NewHerdDoc(record.Head{Environment: goldenEnv}, herd.Config{Waiters: 4, Pipes: 8, InFlight: 1, Duration: 1500 * time.Millisecond}, 1, res)
 	var b bytes.Buffer
 	if err := d.WriteText(&b); err != nil {
 		t.Fatal(err)
@@ -70,7 +71,7 @@ func TestTimeoutTextGolden(t *testing.T) {
 	}}
 	res.Points[1].Interrupted = 2
 	var b bytes.Buffer
-	if err := report.NewTimeoutDoc(report.Record{Environment: goldenEnv}, res).WriteText(&b); err != nil {
+	if err := report.NewTimeoutDoc(record.Head{Environment: goldenEnv}, res).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "timeout.text", b.Bytes())
@@ -81,7 +82,7 @@ func TestTimeoutTextGolden(t *testing.T) {
 func TestSeedsTextGolden(t *testing.T) {
 	res := &seeds.Result{Plan: seeds.Quick, Rows: seedRows(), Failures: []string{"003 churn epoll: writer died"}, Elapsed: 80 * time.Second}
 	var b bytes.Buffer
-	if err := report.NewSeedsDoc(report.Record{Environment: goldenEnv}, res).WriteText(&b); err != nil {
+	if err := report.NewSeedsDoc(record.Head{Environment: goldenEnv}, res).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "seeds.text", b.Bytes())
@@ -99,7 +100,7 @@ func TestHerdRounds(t *testing.T) {
 	}
 	res := &herd.Result{Rounds: 3, Settings: []herd.Setting{rep(false, 1, 1), rep(true, 9, 1), rep(true, 3, 2), rep(false, 4, 2), rep(false, 2, 3), rep(true, 6, 3)}}
 	cfg := herd.Config{Waiters: 4, Pipes: 8, InFlight: 1, Duration: 1500 * time.Millisecond, Rounds: 3}
-	d := report.NewHerdDoc(report.Record{Environment: goldenEnv}, cfg, 1, res)
+	d := report.NewHerdDoc(record.Head{Environment: goldenEnv}, cfg, 1, res)
 	if len(d.Medians) != 2 || d.Medians[0].Exclusive || !d.Medians[1].Exclusive || d.Medians[0].Runs != 3 || d.Medians[1].Runs != 3 {
 		t.Fatalf("medians %+v: want off then on, 3 runs each", d.Medians)
 	}
@@ -119,7 +120,7 @@ func TestHerdRounds(t *testing.T) {
 	}
 	golden.Check(t, "herd-rounds.text", b.Bytes())
 	var js bytes.Buffer
-	if err := report.WriteDoc(&js, "json", d); err != nil {
+	if err := record.Write(&js, "json", d); err != nil {
 		t.Fatal(err)
 	}
 	var back struct {
@@ -141,7 +142,7 @@ func TestHerdRounds(t *testing.T) {
 		t.Errorf("JSON: rounds %d, %d sides, %d medians: %s", back.Rounds, len(back.Sides), len(back.Medians), js.Bytes())
 	}
 	var csvOut bytes.Buffer
-	if err := report.WriteDoc(&csvOut, "csv", d); err != nil {
+	if err := record.Write(&csvOut, "csv", d); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&csvOut).ReadAll()
@@ -159,7 +160,7 @@ func TestTimeoutRounds(t *testing.T) {
 	}
 	res := &timeout.Result{Samples: 10, TimerSlack: 50 * time.Microsecond, Elapsed: 2 * time.Second, Rounds: 2, Repetitions: reps,
 		Points: timeout.MedianPoints(reps)}
-	d := report.NewTimeoutDoc(report.Record{Environment: goldenEnv}, res)
+	d := report.NewTimeoutDoc(record.Head{Environment: goldenEnv}, res)
 	var b bytes.Buffer
 	if err := d.WriteText(&b); err != nil {
 		t.Fatal(err)
@@ -182,7 +183,7 @@ func TestSeedsRounds(t *testing.T) {
 	rows[0].Runs, rows[1].Runs = 3, 2
 	rows[0].HereFrom = "the median of 3 runs (1.4, 1.549, 1.6); the run nearest it: 63818 ÷ 41202"
 	res := &seeds.Result{Plan: seeds.Quick, Rounds: 3, Rows: rows, Elapsed: 240 * time.Second}
-	d := report.NewSeedsDoc(report.Record{Environment: goldenEnv}, res)
+	d := report.NewSeedsDoc(record.Head{Environment: goldenEnv}, res)
 	var text, c bytes.Buffer
 	if err := d.WriteText(&text); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"github.com/pipebench/pipebench/experiment/record"
 	"strings"
 	"testing"
 
@@ -51,7 +52,7 @@ func TestCompareHalts(t *testing.T) {
 	a := haltsRecord(t, []*uint64{n(42000), n(84000), n(126000)})
 	b := haltsRecord(t, []*uint64{n(294000), n(336000), n(378000)})
 	old := haltsRecord(t, []*uint64{nil, nil, nil})
-	c, err := report.NewComparison(report.Record{}, [][]*report.Loaded{{a}, {b}}, report.Options{Floor: compare.DefaultFloor})
+	c, err := report.NewComparison(record.Head{}, [][]*report.Loaded{{a}, {b}}, report.Options{Floor: compare.DefaultFloor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func TestCompareHalts(t *testing.T) {
 	if !found {
 		t.Error("compare shows no halts/evt row")
 	}
-	c, err = report.NewComparison(report.Record{}, [][]*report.Loaded{{old}, {old}}, report.Options{Floor: compare.DefaultFloor})
+	c, err = report.NewComparison(record.Head{}, [][]*report.Loaded{{old}, {old}}, report.Options{Floor: compare.DefaultFloor})
 	if err != nil {
 		t.Fatal(err)
 	}

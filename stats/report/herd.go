@@ -3,6 +3,8 @@ package report
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/text"
 	"io"
 	"strconv"
 	"strings"
@@ -42,7 +44,7 @@ func (p *HerdProgress) Setup(s herd.Setup) {
 
 // Interval writes one interval's line.
 func (p *HerdProgress) Interval(iv herd.Interval) {
-	fmt.Fprintf(p.W, "%sexclusive %s: %.0f evts/sec %s returns per token\n", p.round, herd.OnOff(iv.Exclusive), iv.EventsPerSec, ratio4(iv.ReturnsPerToken))
+	fmt.Fprintf(p.W, "%sexclusive %s: %.0f evts/sec %s returns per token\n", p.round, herd.OnOff(iv.Exclusive), iv.EventsPerSec, text.Ratio(iv.ReturnsPerToken))
 }
 
 // herdSettings names the EPOLLEXCLUSIVE settings measured, in order: "off,
@@ -68,7 +70,7 @@ func herdShape(waiters int, mode herd.Mode, pipes, inFlight int) string {
 // setting's figures across its repetitions, and the ratios are of the
 // medians.
 type HerdDoc struct {
-	Record
+	record.Head
 	Waiters  int           `json:"waiters"`
 	Mode     herd.Mode     `json:"mode"`
 	Pipes    int           `json:"pipes"`
@@ -100,8 +102,8 @@ type HerdMedian struct {
 
 // NewHerdDoc describes res, measured with cfg on env, leaving warmup
 // intervals out of each setting's evts/sec summary.
-func NewHerdDoc(rec Record, cfg herd.Config, warmup int, res *herd.Result) *HerdDoc {
-	d := &HerdDoc{Record: rec, Waiters: cfg.Waiters, Mode: cfg.Mode,
+func NewHerdDoc(rec record.Head, cfg herd.Config, warmup int, res *herd.Result) *HerdDoc {
+	d := &HerdDoc{Head: rec, Waiters: cfg.Waiters, Mode: cfg.Mode,
 		Pipes: cfg.Pipes, InFlight: cfg.InFlight, Duration: cfg.Duration, Warmup: warmup, Rounds: max(res.Rounds, 1)}
 	for _, s := range res.Settings {
 		d.Settings = append(d.Settings, HerdSetting{Setting: s, Figures: s.Figures(warmup)})
@@ -130,7 +132,7 @@ func (d *HerdDoc) Refigure() {
 		res.Settings = append(res.Settings, s.Setting)
 	}
 	cfg := herd.Config{Waiters: d.Waiters, Mode: d.Mode, Pipes: d.Pipes, InFlight: d.InFlight, Duration: d.Duration}
-	*d = *NewHerdDoc(d.Record, cfg, d.Warmup, res)
+	*d = *NewHerdDoc(d.Head, cfg, d.Warmup, res)
 }
 
 // herdMedians groups the repetitions by setting, in the order the settings
@@ -201,16 +203,16 @@ type herdRow struct {
 }
 
 var herdRows = []herdRow{
-	{"evts/sec (median)", "evts_per_sec_median", func(f *herd.Figures) float64 { return f.EventsPerSec.Median }, wholeRate},
-	{"tokens/sec", "tokens_per_sec", func(f *herd.Figures) float64 { return f.TokensPerSec }, wholeRate},
-	{"wake-ups per token", "wakeups_per_token", func(f *herd.Figures) float64 { return f.WakeupsPerToken }, ratio4},
-	{"returns per token", "returns_per_token", func(f *herd.Figures) float64 { return f.ReturnsPerToken }, ratio4},
-	{"wasted returns per token", "wasted_returns_per_token", func(f *herd.Figures) float64 { return f.WastedReturnsPerToken }, ratio4},
-	{"wasted reads per token", "wasted_reads_per_token", func(f *herd.Figures) float64 { return f.WastedReadsPerToken }, ratio4},
-	{"waiters' sys CPU", "waiters_sys_ns", func(f *herd.Figures) float64 { return f.WaiterSystem }, Nanos},
-	{"waiters' sys CPU per token", "sys_ns_per_token", func(f *herd.Figures) float64 { return f.SystemPerToken }, Nanos},
-	{"waiters' user CPU per token", "user_ns_per_token", func(f *herd.Figures) float64 { return f.UserPerToken }, Nanos},
-	{"writer's sys CPU per token", "writer_sys_ns_per_token", func(f *herd.Figures) float64 { return f.WriterSystemPerToken }, Nanos},
+	{"evts/sec (median)", "evts_per_sec_median", func(f *herd.Figures) float64 { return f.EventsPerSec.Median }, text.Whole},
+	{"tokens/sec", "tokens_per_sec", func(f *herd.Figures) float64 { return f.TokensPerSec }, text.Whole},
+	{"wake-ups per token", "wakeups_per_token", func(f *herd.Figures) float64 { return f.WakeupsPerToken }, text.Ratio},
+	{"returns per token", "returns_per_token", func(f *herd.Figures) float64 { return f.ReturnsPerToken }, text.Ratio},
+	{"wasted returns per token", "wasted_returns_per_token", func(f *herd.Figures) float64 { return f.WastedReturnsPerToken }, text.Ratio},
+	{"wasted reads per token", "wasted_reads_per_token", func(f *herd.Figures) float64 { return f.WastedReadsPerToken }, text.Ratio},
+	{"waiters' sys CPU", "waiters_sys_ns", func(f *herd.Figures) float64 { return f.WaiterSystem }, text.Nanos},
+	{"waiters' sys CPU per token", "sys_ns_per_token", func(f *herd.Figures) float64 { return f.SystemPerToken }, text.Nanos},
+	{"waiters' user CPU per token", "user_ns_per_token", func(f *herd.Figures) float64 { return f.UserPerToken }, text.Nanos},
+	{"writer's sys CPU per token", "writer_sys_ns_per_token", func(f *herd.Figures) float64 { return f.WriterSystemPerToken }, text.Nanos},
 }
 
 // WriteText writes the settings side by side, one figure a line, with the
@@ -238,7 +240,7 @@ func (d *HerdDoc) WriteText(w io.Writer) error {
 			v, ok := d.Ratios[r.key]
 			s := "n/a"
 			if ok {
-				s = ratio4(v)
+				s = text.Ratio(v)
 			}
 			line += fmt.Sprintf(" %8s", s)
 		}
@@ -268,8 +270,8 @@ func (d *HerdDoc) WriteText(w io.Writer) error {
 	if len(d.Settings) > 0 {
 		lent = d.Settings[0].Setup.GOMAXPROCS - d.Environment.GOMAXPROCS
 	}
-	p("machine        %s", MachineLine(d.Environment, lent, ""))
-	return writeRecordLines(w, &d.Record)
+	p("machine        %s", record.MachineLine(d.Environment, lent, ""))
+	return d.Head.WriteLines(w)
 }
 
 // writeRoundsTokens writes, for a herd of several rounds, what the

@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"encoding/json"
+	"github.com/pipebench/pipebench/experiment/record"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func TestHerdRatioNotApplicable(t *testing.T) {
 		}
 	}
 	res := &herd.Result{Settings: []herd.Setting{side(false, 500), side(true, 0)}}
-	d := report.NewHerdDoc(report.Record{}, herd.Config{Waiters: 4, Pipes: 1, InFlight: 1}, 0, res)
+	d := report.NewHerdDoc(record.Head{}, herd.Config{Waiters: 4, Pipes: 1, InFlight: 1}, 0, res)
 	if v, ok := d.Ratios["wakeups_per_token"]; ok {
 		t.Errorf("wake-ups ratio %v over 0 wake-ups with the flag on: want it left out", v)
 	}
@@ -56,7 +57,7 @@ func TestHerdRefigure(t *testing.T) {
 		}
 	}
 	res := &herd.Result{Settings: []herd.Setting{side(false, 2*time.Second), side(true, time.Second)}}
-	d := report.NewHerdDoc(report.Record{}, herd.Config{Waiters: 4, Pipes: 1, InFlight: 1}, 0, res)
+	d := report.NewHerdDoc(record.Head{}, herd.Config{Waiters: 4, Pipes: 1, InFlight: 1}, 0, res)
 	b, err := json.Marshal(d)
 	if err != nil {
 		t.Fatal(err)

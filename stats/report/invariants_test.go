@@ -3,6 +3,7 @@ package report_test
 import (
 	"errors"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
 	"strings"
 	"testing"
 	"time"
@@ -91,7 +92,7 @@ func TestRealRunsInvariants(t *testing.T) {
 					Pipes: 30, InFlight: 3, Backend: be, Writer: writer, Seed: 5,
 					Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
 				}
-				d := &report.Document{Record: report.Record{Tool: "pipebench"}, Config: report.NewConfig(&cfg, 2, 1)}
+				d := &report.Document{Head: record.Head{Tool: "pipebench"}, Config: report.NewConfig(&cfg, 2, 1)}
 				for range 2 {
 					res, err := pipebench.Run(cfg)
 					if err != nil {
@@ -366,7 +367,7 @@ func TestRingRunsInvariants(t *testing.T) {
 			if s.CompletionsPerEnter <= 0 || s.SyscallsPerToken <= 0 {
 				t.Errorf("completions per enter %v, system calls per token %v: want both above 0", s.CompletionsPerEnter, s.SyscallsPerToken)
 			}
-			d := &report.Document{Record: report.Record{Tool: "pipebench"}, Config: report.NewConfig(&cfg, 1, 1)}
+			d := &report.Document{Head: record.Head{Tool: "pipebench"}, Config: report.NewConfig(&cfg, 1, 1)}
 			d.AddRun(res, nil)
 			checkFormats(t, d)
 		})
@@ -389,7 +390,7 @@ func TestRealRunThreadsInvariants(t *testing.T) {
 	if err := reporttest.Check(res, summary.Summarize(res, 1), 1); err != nil {
 		t.Error(err)
 	}
-	d := &report.Document{Record: report.Record{Tool: "pipebench"}, Config: report.NewConfig(&cfg, 1, 1)}
+	d := &report.Document{Head: record.Head{Tool: "pipebench"}, Config: report.NewConfig(&cfg, 1, 1)}
 	d.AddRun(res, nil)
 	checkFormats(t, d)
 	if name := report.Name(res.Setup); !strings.HasSuffix(name, "/readers=2/writers=3") {

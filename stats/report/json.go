@@ -1,8 +1,8 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
 	"io"
 
 	"github.com/pipebench/pipebench/pipebench"
@@ -19,16 +19,8 @@ func (j *JSON) RunDone(*summary.Run) error             { return nil }
 
 // Finish writes the document.
 func (j *JSON) Finish(d *Document) error {
-	if err := WriteJSON(j.W, d); err != nil {
+	if err := record.WriteJSON(j.W, d); err != nil {
 		return fmt.Errorf("write json: %w", err)
 	}
 	return nil
-}
-
-// WriteJSON writes v indented by two spaces, with a final newline: the JSON
-// of every pipebench command.
-func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

@@ -1,6 +1,7 @@
 package report_test
 
 import (
+	"github.com/pipebench/pipebench/experiment/record"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ func TestCompareCPUSignature(t *testing.T) {
 	b := haltsRecord(t, []*uint64{n(1), n(2), n(3)})
 	a.Environment.CPUModel, a.Environment.CPUSignature = "AMD EPYC", "family 25 model 1"
 	b.Environment.CPUModel, b.Environment.CPUSignature = "AMD EPYC", "family 26 model 2"
-	c, err := report.NewComparison(report.Record{}, [][]*report.Loaded{{a}, {b}}, report.Options{Floor: compare.DefaultFloor})
+	c, err := report.NewComparison(record.Head{}, [][]*report.Loaded{{a}, {b}}, report.Options{Floor: compare.DefaultFloor})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestCompareCPUSignature(t *testing.T) {
 		t.Errorf("cpu values %q", got)
 	}
 	b.Environment.CPUSignature = a.Environment.CPUSignature
-	if c, err = report.NewComparison(report.Record{}, [][]*report.Loaded{{a}, {b}}, report.Options{Floor: compare.DefaultFloor}); err != nil {
+	if c, err = report.NewComparison(record.Head{}, [][]*report.Loaded{{a}, {b}}, report.Options{Floor: compare.DefaultFloor}); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range c.Differences {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
 	"os"
 	"sort"
 	"strings"
@@ -53,7 +54,7 @@ func (s *Sampled) add(m Metric, v float64) {
 // Loaded is a record read back for comparison.
 type Loaded struct {
 	Path string
-	Record
+	record.Head
 	Configs []*Sampled
 	// Others and Steal are the most of a CPU that other programs and the
 	// hypervisor took during one of its runs' windows (what the machine's
@@ -93,7 +94,7 @@ func ReadRecord(path string) (*Loaded, error) {
 // ParseRecord is ReadRecord of b, read from path.
 func ParseRecord(path string, b []byte) (*Loaded, error) {
 	var head struct {
-		Record
+		record.Head
 		Runs        []runJSON     `json:"runs"`
 		Points      []pointJSON   `json:"points"`
 		Sides       []herdJSON    `json:"sides"`
@@ -110,20 +111,20 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 	switch {
 	case head.Format == "" && strings.HasPrefix(head.Tool, "pipebench"):
 		return nil, &RecordError{path, "written by an older pipebench, before records named their format (version 1): record it again"}
-	case head.Format != RecordFormat:
-		return nil, &RecordError{path, fmt.Sprintf("not a pipebench record (format %q, want %q)", head.Format, RecordFormat)}
-	case head.FormatVersion > RecordVersion:
-		return nil, &RecordError{path, fmt.Sprintf("record format version %d is newer than this pipebench reads (%d): compare it with a newer pipebench", head.FormatVersion, RecordVersion)}
-	case head.FormatVersion < OldestRecordVersion:
-		return nil, &RecordError{path, fmt.Sprintf("record format version %d: want %d to %d", head.FormatVersion, OldestRecordVersion, RecordVersion)}
+	case head.Format != record.Format:
+		return nil, &RecordError{path, fmt.Sprintf("not a pipebench record (format %q, want %q)", head.Format, record.Format)}
+	case head.FormatVersion > record.Version:
+		return nil, &RecordError{path, fmt.Sprintf("record format version %d is newer than this pipebench reads (%d): compare it with a newer pipebench", head.FormatVersion, record.Version)}
+	case head.FormatVersion < record.OldestVersion:
+		return nil, &RecordError{path, fmt.Sprintf("record format version %d: want %d to %d", head.FormatVersion, record.OldestVersion, record.Version)}
 	}
-	l := &Loaded{Path: path, Record: head.Record}
+	l := &Loaded{Path: path, Head: head.Head}
 	switch head.Command {
 	case "run":
 		if len(head.Runs) == 0 {
 			return nil, &RecordError{path, "a run record with no run in it"}
 		}
-		l.Configs = []*Sampled{runsSampled(&head.Record, head.Runs)}
+		l.Configs = []*Sampled{runsSampled(&head.Head, head.Runs)}
 		for i := range head.Runs {
 			w := head.Runs[i].runWindow
 			res := pipebench.Result{Elapsed: w.Elapsed, Process: w.Process, WriterProcess: w.WriterProcess, Machine: w.Machine}
@@ -252,7 +253,7 @@ func (s *Sampled) addFigures(evts float64, f *figuresJSON) {
 
 // runsSampled is a run record's one configuration: its runs are the
 // repetitions, those left out (failed, interrupted) counted apart.
-func runsSampled(r *Record, runs []runJSON) *Sampled {
+func runsSampled(r *record.Head, runs []runJSON) *Sampled {
 	s := &Sampled{Key: "run", Label: runLabel(r.Flags), Vars: map[string]string{}}
 	for _, k := range []string{"b", "n", "l", "writer"} {
 		s.Vars[k] = r.Flags[k]

@@ -3,6 +3,8 @@ package report
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/text"
 	"io"
 	"strconv"
 	"time"
@@ -13,13 +15,13 @@ import (
 // SeedsDoc is what pipebench seeds reports: each seed's claim beside this
 // machine.
 type SeedsDoc struct {
-	Record
+	record.Head
 	*seeds.Result
 }
 
 // NewSeedsDoc describes res, measured on env.
-func NewSeedsDoc(rec Record, res *seeds.Result) *SeedsDoc {
-	return &SeedsDoc{Record: rec, Result: res}
+func NewSeedsDoc(rec record.Head, res *seeds.Result) *SeedsDoc {
+	return &SeedsDoc{Head: rec, Result: res}
 }
 
 // opt prints an optional figure with four significant digits, or "-".
@@ -27,7 +29,7 @@ func opt(x *float64) string {
 	if x == nil {
 		return "-"
 	}
-	return ratio4(*x)
+	return text.Ratio(*x)
 }
 
 // WriteText writes the table (a row per claim: seed, the seed's figure,
@@ -63,8 +65,8 @@ func (d *SeedsDoc) WriteText(w io.Writer) error {
 		p("failed: %s", f)
 	}
 	p("verdicts: a ratio differs from 1 when it is more than %.0f%% away (pipebench's rule; the seeds state none)", 100*seeds.Margin)
-	p("machine        %s", MachineLine(d.Environment, 0, ""))
-	return writeRecordLines(w, &d.Record)
+	p("machine        %s", record.MachineLine(d.Environment, 0, ""))
+	return d.Head.WriteLines(w)
 }
 
 // WriteCSV writes a row per claim; with several rounds, a last column says

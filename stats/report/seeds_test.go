@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"github.com/pipebench/pipebench/experiment/record"
 	"strings"
 	"testing"
 	"time"
@@ -37,13 +38,13 @@ func TestSeedsFormats(t *testing.T) {
 	if err := reporttest.CheckSeedRows(res.Rows); err != nil {
 		t.Fatalf("synthetic rows: %v", err)
 	}
-	d := report.NewSeedsDoc(report.Record{Environment: envinfo.Environment{Kernel: "6.18", Cores: 2}}, res)
+	d := report.NewSeedsDoc(record.Head{Environment: envinfo.Environment{Kernel: "6.18", Cores: 2}}, res)
 	var text, csvOut, jsonOut bytes.Buffer
 	for _, o := range []struct {
 		format string
 		w      *bytes.Buffer
 	}{{"text", &text}, {"csv", &csvOut}, {"json", &jsonOut}} {
-		if err := report.WriteDoc(o.w, o.format, d); err != nil {
+		if err := record.Write(o.w, o.format, d); err != nil {
 			t.Fatalf("%s: %v", o.format, err)
 		}
 	}

@@ -3,9 +3,10 @@ package report
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/text"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/pipebench/pipebench/experiment/sweep"
 	"github.com/pipebench/pipebench/pipebench"
@@ -15,7 +16,7 @@ import (
 // ratio columns and the table of median evts/sec with them. Its JSON is the
 // document (WriteJSON); WriteText and WriteCSV lay out the table.
 type SweepDoc struct {
-	Record
+	record.Head
 	*sweep.Result
 	Ratios []string       `json:"ratio_columns"`
 	Table  []sweepJSONRow `json:"table"`
@@ -34,8 +35,8 @@ type SweepDoc struct {
 
 // NewSweepDoc lays r, recorded as rec, out with the given ratio columns,
 // in events per millisecond when perMs.
-func NewSweepDoc(rec Record, r *sweep.Result, ratios []Ratio, perMs bool) *SweepDoc {
-	d := &SweepDoc{Record: rec, Result: r, Kernel: rec.Environment.Kernel, ratios: ratios, events: SweepEventsTable(r, ratios, perMs)}
+func NewSweepDoc(rec record.Head, r *sweep.Result, ratios []Ratio, perMs bool) *SweepDoc {
+	d := &SweepDoc{Head: rec, Result: r, Kernel: rec.Environment.Kernel, ratios: ratios, events: SweepEventsTable(r, ratios, perMs)}
 	if perMs {
 		d.TableUnit = "evts/ms"
 	}
@@ -50,24 +51,24 @@ func NewSweepDoc(rec Record, r *sweep.Result, ratios []Ratio, perMs bool) *Sweep
 // cross, the samples-per-call table when it varies, then the points that were skipped, not run or
 // failed, each with its reason.
 func (d *SweepDoc) WriteText(w io.Writer) error {
-	ew := &errWriter{w: w}
+	ew := &text.Printer{W: w}
 	r, t := d.Result, d.events
 	on := ""
 	if d.Kernel != "" {
 		on = ", Linux " + d.Kernel
 	}
-	ew.printf("%s, %d warm-up interval(s) left out %s%s\n", t.What, r.Settings.Warmup, settingsNote(r), on)
+	ew.Printf("%s, %d warm-up interval(s) left out %s%s\n", t.What, r.Settings.Warmup, settingsNote(r), on)
 	writeGrid(ew, t)
 	if noisy(t) {
-		ew.printf("* noisy: the run's evts/sec varied more than 5%% between intervals\n")
+		ew.Printf("* noisy: the run's evts/sec varied more than 5%% between intervals\n")
 	}
 	writeCrossings(ew, r)
 	if st, vary := SweepSamplesTable(r); vary {
-		ew.printf("\n%s over each whole run %s\n", st.What, settingsNote(r))
+		ew.Printf("\n%s over each whole run %s\n", st.What, settingsNote(r))
 		writeGrid(ew, st)
 	}
 	for _, ct := range SweepCostTables(r) {
-		ew.printf("\n%s over each whole run\n", ct.What)
+		ew.Printf("\n%s over each whole run\n", ct.What)
 		writeGrid(ew, ct)
 	}
 	blank := "\n" // one blank line before the first list
@@ -75,13 +76,13 @@ func (d *SweepDoc) WriteText(w io.Writer) error {
 		if len(ms) == 0 {
 			return
 		}
-		ew.printf("%s%s:\n", blank, title)
+		ew.Printf("%s%s:\n", blank, title)
 		blank = ""
 		for _, m := range ms {
 			if m.Round > 0 {
-				ew.printf("  %s, round %d: %s\n", m.Key, m.Round, m.Reason)
+				ew.Printf("  %s, round %d: %s\n", m.Key, m.Round, m.Reason)
 			} else {
-				ew.printf("  %s: %s\n", m.Key, m.Reason)
+				ew.Printf("  %s: %s\n", m.Key, m.Reason)
 			}
 		}
 	}
@@ -90,10 +91,10 @@ func (d *SweepDoc) WriteText(w io.Writer) error {
 		list("failed", []sweep.Missing{*r.Failure})
 	}
 	list("not run", r.NotRun)
-	if ew.err == nil {
-		ew.err = writeRecordLines(w, &d.Record)
+	if ew.Err() == nil {
+		ew.Keep(d.Head.WriteLines(w))
 	}
-	return ew.err
+	return ew.Err()
 }
 
 func settingsNote(r *sweep.Result) string {
@@ -133,7 +134,7 @@ func noisy(t SweepTable) bool {
 }
 
 // writeGrid lays a table out in right-aligned columns.
-func writeGrid(ew *errWriter, t SweepTable) {
+func writeGrid(ew *text.Printer, t SweepTable) {
 	header := []string{"pipes"}
 	if t.ByInFlight {
 		header = append(header, "l")
@@ -148,7 +149,10 @@ func writeGrid(ew *errWriter, t SweepTable) {
 	for _, ra := range t.Ratios {
 		header = append(header, ra.String())
 	}
-	lines := [][]string{header}
+	tb := &text.Table{Head: header, Right: make([]bool, len(header))}
+	for i := range tb.Right {
+		tb.Right[i] = true
+	}
 	for _, row := range t.Rows {
 		line := []string{strconv.Itoa(row.Pipes)}
 		if t.ByInFlight {
@@ -166,24 +170,9 @@ func writeGrid(ew *errWriter, t SweepTable) {
 		for _, rv := range row.Ratios {
 			line = append(line, ratioText(rv))
 		}
-		lines = append(lines, line)
+		tb.Rows = append(tb.Rows, line)
 	}
-	width := make([]int, len(header))
-	for _, l := range lines {
-		for i, f := range l {
-			width[i] = max(width[i], len(f))
-		}
-	}
-	for _, l := range lines {
-		var b strings.Builder
-		for i, f := range l {
-			if i > 0 {
-				b.WriteString("  ")
-			}
-			fmt.Fprintf(&b, "%*s", width[i], f)
-		}
-		ew.printf("%s\n", b.String())
-	}
+	tb.Write(ew, false)
 }
 
 func cellText(c SweepCell, what string) string {
@@ -303,17 +292,4 @@ func (d *SweepDoc) WriteCSV(w io.Writer) error {
 		return fmt.Errorf("write sweep csv: %w", err)
 	}
 	return nil
-}
-
-// errWriter keeps the first write error, so that a table is written without
-// checking every line.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, a ...any) {
-	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, a...)
-	}
 }

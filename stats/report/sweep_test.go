@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/pipebench/pipebench/experiment/record"
 	"math"
 	"reflect"
 	"strings"
@@ -119,7 +120,7 @@ func TestRatios(t *testing.T) {
 func TestWriteText(t *testing.T) {
 	r := handMade()
 	var b bytes.Buffer
-	if err := NewSweepDoc(Record{}, r, DefaultRatios(r.Grid.Backends), false).WriteText(&b); err != nil {
+	if err := NewSweepDoc(record.Head{}, r, DefaultRatios(r.Grid.Backends), false).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := `median evts/sec, 1 warm-up interval(s) left out (-d 3s per point, -i 500ms, writer self, -l 1)
@@ -142,7 +143,7 @@ not run:
 func TestWriteCSV(t *testing.T) {
 	r := handMade()
 	var b bytes.Buffer
-	if err := NewSweepDoc(Record{}, r, DefaultRatios(r.Grid.Backends), false).WriteCSV(&b); err != nil {
+	if err := NewSweepDoc(record.Head{}, r, DefaultRatios(r.Grid.Backends), false).WriteCSV(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := "pipes,in_flight,poll,select,epoll,epoll/poll,epoll/select\n" +
@@ -157,7 +158,7 @@ func TestWriteCSV(t *testing.T) {
 func TestWriteJSON(t *testing.T) {
 	r := handMade()
 	var b bytes.Buffer
-	if err := WriteDoc(&b, "json", NewSweepDoc(Record{}, r, DefaultRatios(r.Grid.Backends), false)); err != nil {
+	if err := record.Write(&b, "json", NewSweepDoc(record.Head{}, r, DefaultRatios(r.Grid.Backends), false)); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -193,7 +194,7 @@ func TestWriteJSON(t *testing.T) {
 }
 
 func TestWriteUnknownFormat(t *testing.T) {
-	err := WriteDoc(&bytes.Buffer{}, "xml", NewSweepDoc(Record{}, handMade(), nil, false))
+	err := record.Write(&bytes.Buffer{}, "xml", NewSweepDoc(record.Head{}, handMade(), nil, false))
 	if err == nil || !strings.Contains(err.Error(), "want text, csv, json") {
 		t.Errorf("error %v", err)
 	}
@@ -208,7 +209,7 @@ func TestWriteTextCosts(t *testing.T) {
 		r.Points[i].CPUPerToken = 1000 * float64(i+1)
 	}
 	var b bytes.Buffer
-	if err := NewSweepDoc(Record{}, r, nil, false).WriteText(&b); err != nil {
+	if err := NewSweepDoc(record.Head{}, r, nil, false).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := `

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/text"
 	"math"
 	"strings"
 
@@ -17,7 +18,7 @@ const sweepWidth = 80
 // then the pairs that do not cross, then what -refine did. Nothing when
 // the record has no crossings (written before they were found) or no
 // pair could be compared.
-func writeCrossings(ew *errWriter, r *sweep.Result) {
+func writeCrossings(ew *text.Printer, r *sweep.Result) {
 	if r.Crossings == nil || len(r.Crossings.Pairs) == 0 {
 		return
 	}
@@ -39,9 +40,9 @@ func writeCrossings(ew *errWriter, r *sweep.Result) {
 	if r.Rounds < 2 {
 		head = "crossings (on log pipes; one run a point: no interval, -count 5 gives one):"
 	}
-	ew.printf("\n")
-	for _, l := range wrap(head, sweepWidth) {
-		ew.printf("%s\n", l)
+	ew.Printf("\n")
+	for _, l := range text.Wrap(head, sweepWidth) {
+		ew.Printf("%s\n", l)
 	}
 	if len(none) > 0 {
 		lines = append(lines, fmt.Sprintf("no crossing from %d to %d pipes: %s", lo, hi, strings.Join(none, "; ")))
@@ -50,8 +51,8 @@ func writeCrossings(ew *errWriter, r *sweep.Result) {
 		lines = append(lines, refineText(rf, r))
 	}
 	for _, l := range lines {
-		for _, w := range wrap(l, sweepWidth-2) {
-			ew.printf("  %s\n", w)
+		for _, w := range text.Wrap(l, sweepWidth-2) {
+			ew.Printf("  %s\n", w)
 		}
 	}
 }

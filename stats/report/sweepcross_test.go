@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/pipebench/pipebench/experiment/record"
 	"math"
 	"strings"
 	"testing"
@@ -47,7 +48,7 @@ func TestWriteCrossings(t *testing.T) {
 	r := crossed(3)
 	r.Refine = &sweep.Refine{Factor: 1.25, Budget: 4, Added: []sweep.Key{{Backend: "poll", Pipes: 2}, {Backend: "epoll", Pipes: 2}}, Spent: true}
 	var b bytes.Buffer
-	if err := NewSweepDoc(Record{}, r, DefaultRatios(r.Grid.Backends), false).WriteText(&b); err != nil {
+	if err := NewSweepDoc(record.Head{}, r, DefaultRatios(r.Grid.Backends), false).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := `
@@ -73,7 +74,7 @@ crossings (on log pipes; 95% intervals from 3 paired rounds):
 	}
 	r.Crossings = sweep.FindCrossings(r)
 	b.Reset()
-	if err := NewSweepDoc(Record{}, r, nil, false).WriteText(&b); err != nil {
+	if err := NewSweepDoc(record.Head{}, r, nil, false).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	want = `
@@ -87,7 +88,7 @@ crossings (on log pipes; one run a point: no interval, -count 5 gives one):
 	// A record from before crossings were found prints none.
 	r.Crossings = nil
 	b.Reset()
-	if err := NewSweepDoc(Record{}, r, nil, false).WriteText(&b); err != nil || strings.Contains(b.String(), "crossing") {
+	if err := NewSweepDoc(record.Head{}, r, nil, false).WriteText(&b); err != nil || strings.Contains(b.String(), "crossing") {
 		t.Errorf("a record without crossings: %v\n%s", err, b.String())
 	}
 }
@@ -112,7 +113,7 @@ func checkCrossingText(t *testing.T, text, want string) {
 // interval, resolution and the ratios at both ends.
 func TestCrossingsJSON(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteDoc(&b, "json", NewSweepDoc(Record{}, crossed(3), nil, false)); err != nil {
+	if err := record.Write(&b, "json", NewSweepDoc(record.Head{}, crossed(3), nil, false)); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {

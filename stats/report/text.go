@@ -2,15 +2,15 @@ package report
 
 import (
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/text"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/summary"
-	"github.com/pipebench/pipebench/stats"
 )
 
 // Text writes the output everyone knows: a setup line, one line per interval
@@ -53,7 +53,7 @@ func channelNoun(s pipebench.Source) string {
 func settings(s pipebench.Setup) string {
 	var b strings.Builder
 	if s.Readers > 1 || s.Writers > 1 {
-		fmt.Fprintf(&b, ", %s, %s", summary.Plural(s.Readers, "reader"), summary.Plural(s.Writers, "writer"))
+		fmt.Fprintf(&b, ", %s, %s", text.Plural(s.Readers, "reader"), text.Plural(s.Writers, "writer"))
 	}
 	if s.Share {
 		b.WriteString(" on one shared instance")
@@ -91,7 +91,7 @@ func HaltsLine(res *pipebench.Result, s summary.Summary) string {
 	if s.HaltsPerEvent == nil {
 		return fmt.Sprintf("halts/evt      -  (%s)", s.HaltsMissing)
 	}
-	return fmt.Sprintf("halts/evt      %s  (idle-state entries of CPUs %s, POLL left out)", ratio4(*s.HaltsPerEvent), cpuRanges(res.Halts.CPUs))
+	return fmt.Sprintf("halts/evt      %s  (idle-state entries of CPUs %s, POLL left out)", text.Ratio(*s.HaltsPerEvent), cpuRanges(res.Halts.CPUs))
 }
 
 // cpuRanges lists CPUs as the kernel's cpulist does: "0-3,6".
@@ -119,7 +119,7 @@ func IntervalLine(iv pipebench.Interval, noWait bool) string {
 	if noWait {
 		return fmt.Sprintf("%.0f evts/sec", iv.EventsPerSec)
 	}
-	return fmt.Sprintf("%.0f evts/sec %s samples per call", iv.EventsPerSec, g6(iv.SamplesPerCall))
+	return fmt.Sprintf("%.0f evts/sec %s samples per call", iv.EventsPerSec, text.G6(iv.SamplesPerCall))
 }
 
 // Start notes how many runs will follow.
@@ -166,7 +166,7 @@ func (t *Text) RunDone(r *summary.Run) error {
 	case n == 0:
 		t.printf("evts/sec       no full interval")
 	default:
-		t.printf("evts/sec       none after warm-up: the run ended after %s (-warmup %d)", summary.Plural(n, "interval"), s.Warmup)
+		t.printf("evts/sec       none after warm-up: the run ended after %s (-warmup %d)", text.Plural(n, "interval"), s.Warmup)
 	}
 	if s.EventsPerSec.N > 0 {
 		t.printf("tokens/sec     %.0f", s.TokensPerSec)
@@ -176,42 +176,42 @@ func (t *Text) RunDone(r *summary.Run) error {
 	if rd := s.Readers; rd != nil {
 		each := make([]string, len(rd.EventsPerSec))
 		for k, x := range rd.EventsPerSec {
-			each[k] = wholeRate(x)
+			each[k] = text.Whole(x)
 		}
 		t.printf("per reader     evts/sec %s  mean %s  rsd %.1f%%  (+- %.2f%% of the mean)  total %s", strings.Join(each, " "),
-			wholeRate(rd.Mean), 100*rd.RelStdDev, 100*rd.RelStdErr, wholeRate(rd.Total))
+			text.Whole(rd.Mean), 100*rd.RelStdDev, 100*rd.RelStdErr, text.Whole(rd.Total))
 	}
 	if s.Applies {
 		pc := s.PerCall
-		t.printf("samples/call   %s  (%d readiness calls, %d empty)", g6(s.SamplesPerCall), pc.Calls, pc.Empty)
-		t.printf("ready/call     mean %s  p50 %s  p90 %s  p99 %s  max %d", ratio4(pc.Mean), sig(pc.P50), sig(pc.P90), sig(pc.P99), pc.Max)
+		t.printf("samples/call   %s  (%d readiness calls, %d empty)", text.G6(s.SamplesPerCall), pc.Calls, pc.Empty)
+		t.printf("ready/call     mean %s  p50 %s  p90 %s  p99 %s  max %d", text.Ratio(pc.Mean), text.Quantile(pc.P50), text.Quantile(pc.P90), text.Quantile(pc.P99), pc.Max)
 	} else {
 		t.printf("samples/call   n/a  (no readiness call)")
 	}
-	t.printf("per event      calls %s  wait syscalls %s  reads %s  writes %s  ctl %s  writer waits %s", ratio4(s.CallsPerEvent), ratio4(s.WaitSyscallsPerEvent),
-		ratio4(s.ReadsPerEvent), ratio4(s.WritesPerEvent), ratio4(s.CtlPerEvent), ratio4(s.WriterWaitsPerEvent))
+	t.printf("per event      calls %s  wait syscalls %s  reads %s  writes %s  ctl %s  writer waits %s", text.Ratio(s.CallsPerEvent), text.Ratio(s.WaitSyscallsPerEvent),
+		text.Ratio(s.ReadsPerEvent), text.Ratio(s.WritesPerEvent), text.Ratio(s.CtlPerEvent), text.Ratio(s.WriterWaitsPerEvent))
 	if st.IOInRing {
-		t.printf("per token      syscalls %s  cpu %s  completions/enter %s", ratio4(s.SyscallsPerToken), Nanos(s.CPUPerToken), ratio4(s.CompletionsPerEnter))
+		t.printf("per token      syscalls %s  cpu %s  completions/enter %s", text.Ratio(s.SyscallsPerToken), text.Nanos(s.CPUPerToken), text.Ratio(s.CompletionsPerEnter))
 	} else {
-		t.printf("per token      syscalls %s  cpu %s", ratio4(s.SyscallsPerToken), Nanos(s.CPUPerToken))
+		t.printf("per token      syscalls %s  cpu %s", text.Ratio(s.SyscallsPerToken), text.Nanos(s.CPUPerToken))
 	}
 	if ch := res.Totals.Changes; ch > 0 {
-		t.printf("churn          %d changes, %s ctl calls per change", ch, ratio4(float64(res.Totals.Ctl)/float64(ch)))
+		t.printf("churn          %d changes, %s ctl calls per change", ch, text.Ratio(float64(res.Totals.Ctl)/float64(ch)))
 	}
 	t.printf("%-18s %9s %9s %9s %10s %10s %11s %11s %9s %9s", "cost", "cpu/evt", "user/evt", "sys/evt", "vol cs/s", "invol cs/s", "vol cs/evt", "invol cs/evt",
 		"migr/evt", "runq/evt")
 	for _, c := range s.Costs {
 		mig := "-"
 		if c.MigrationsPerEvent != nil {
-			mig = ratio4(*c.MigrationsPerEvent)
+			mig = text.Ratio(*c.MigrationsPerEvent)
 		}
-		t.printf("  %-16s %9s %9s %9s %10.1f %10.1f %11s %11s %9s %9s", c.Who, Nanos(c.CPUPerEvent), optNanos(c.UserPerEvent), optNanos(c.SystemPerEvent),
-			c.VoluntaryPerSec, c.InvoluntaryPerSec, ratio4(c.VoluntaryPerEvent), ratio4(c.InvoluntaryPerEvent), mig, optNanos(c.RunDelayPerEvent))
+		t.printf("  %-16s %9s %9s %9s %10.1f %10.1f %11s %11s %9s %9s", c.Who, text.Nanos(c.CPUPerEvent), optNanos(c.UserPerEvent), optNanos(c.SystemPerEvent),
+			c.VoluntaryPerSec, c.InvoluntaryPerSec, text.Ratio(c.VoluntaryPerEvent), text.Ratio(c.InvoluntaryPerEvent), mig, optNanos(c.RunDelayPerEvent))
 	}
 	t.printf("%s", HaltsLine(res, s))
 	if l := s.Latency; l != nil {
 		t.printf("latency        p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%d tokens, write to read)",
-			Nanos(l.P50), Nanos(l.P90), Nanos(l.P99), Nanos(l.P999), Nanos(float64(l.Max)), l.Tokens)
+			text.Nanos(l.P50), text.Nanos(l.P90), text.Nanos(l.P99), text.Nanos(l.P999), text.Nanos(float64(l.Max)), l.Tokens)
 	}
 	tk := res.Tokens
 	if tk.SentUnknown {
@@ -222,7 +222,7 @@ func (t *Text) RunDone(r *summary.Run) error {
 	if len(res.Writers) > 0 {
 		t.printf("per writer     %s", writerTokens(res.Writers))
 	}
-	t.printf("setup          %d pipes in %s", st.Pipes, Nanos(s.SetupMillis*1e6))
+	t.printf("setup          %d pipes in %s", st.Pipes, text.Nanos(s.SetupMillis*1e6))
 	for _, w := range s.Warnings {
 		t.printf("warning: %s", w)
 	}
@@ -244,9 +244,9 @@ func (t *Text) Finish(d *Document) error {
 			break
 		}
 	}
-	t.printf("machine        %s", MachineLine(d.Environment, lent, pinning))
+	t.printf("machine        %s", record.MachineLine(d.Environment, lent, pinning))
 	if t.err == nil {
-		t.err = writeRecordLines(t.W, &d.Record)
+		t.err = d.Head.WriteLines(t.W)
 	}
 	return t.err
 }
@@ -276,26 +276,6 @@ func AcrossLine(d *Document) string {
 		head, a.N, a.Median, a.Mean, a.CILow, a.CIHigh, a.CV*100)
 }
 
-// MachineLine condenses the environment to one line. lent is how many Ps
-// the run added to GOMAXPROCS while it measured, one per thread that sleeps
-// in raw system calls (internal/osthread), shown as "GOMAXPROCS 2+2";
-// pinning, when not empty, says where those threads ran (Pinning).
-func MachineLine(e envinfo.Environment, lent int, pinning string) string {
-	procs := fmt.Sprintf("GOMAXPROCS %d", e.GOMAXPROCS)
-	if lent > 0 {
-		procs += fmt.Sprintf("+%d lent to the measured threads", lent)
-	}
-	if pinning != "" {
-		procs += ", " + pinning
-	}
-	parts := []string{
-		"Linux " + e.Kernel, e.CPU(), fmt.Sprintf("%d cores", e.Cores), e.GoVersion,
-		procs, fmt.Sprintf("fds %d/%d", e.FDSoft, e.FDHard),
-		"clock " + e.ClockSource, "mitigations " + e.MitigationSummary(),
-	}
-	return strings.Join(parts, ", ")
-}
-
 // Pinning says where a run's measured threads ran: "unpinned" (the
 // scheduler placed them), "pinned 0,1" (-cpu, one CPU per thread, readers
 // then writers, or one for all) or "pinned spread 0,1,0,1".
@@ -313,41 +293,12 @@ func Pinning(s pipebench.Setup) string {
 	return "pinned " + strings.Join(cpus, ",")
 }
 
-// g6 prints like C++'s default ostream: six significant digits, no
-// trailing zeros.
-func g6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
-
-// ratio4 prints a ratio (per event, per call, per token) with four significant
-// digits: 1.002, 0.3333.
-func ratio4(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
-
-// sig prints a histogram quantile, already rounded to the digits the
-// histogram holds (stats.HistDigits), without an exponent: 3, 1230.
-func sig(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
-
-// Nanos prints nanoseconds as a duration with three significant digits:
-// 953µs, 1.02ms; 999.6µs is 1ms.
-func Nanos(x float64) string {
-	x = stats.RoundSig(x, 3)
-	switch a := max(x, -x); {
-	case a < 1e3:
-		return fmt.Sprintf("%.0fns", x)
-	case a < 1e6:
-		return fmt.Sprintf("%.3gµs", x/1e3)
-	case a < 1e9:
-		return fmt.Sprintf("%.3gms", x/1e6)
-	case a < 1e12:
-		return fmt.Sprintf("%.3gs", x/1e9)
-	}
-	return fmt.Sprintf("%.0fs", x/1e9)
-}
-
 // optNanos prints Nanos, or "-" for a figure that is not given.
 func optNanos(x *float64) string {
 	if x == nil {
 		return "-"
 	}
-	return Nanos(*x)
+	return text.Nanos(*x)
 }
 
 func window(res *pipebench.Result) string {
@@ -357,9 +308,6 @@ func window(res *pipebench.Result) string {
 	}
 	return fmt.Sprintf("%v measured", d)
 }
-
-// wholeRate prints a rate as a whole number: 31539.
-func wholeRate(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) }
 
 // writerTokens lists each writer's token accounting: "sent 5 received 4
 // drained 1 lost 0 | sent ...".

@@ -3,6 +3,8 @@ package report
 import (
 	"encoding/csv"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/text"
 	"io"
 	"strconv"
 	"time"
@@ -23,13 +25,13 @@ func WriteTimeoutHead(w io.Writer, cfg timeout.Config) {
 // TimeoutDoc is what pipebench timeout reports: with several rounds, the
 // points are the medians of the repetitions, all of which it keeps.
 type TimeoutDoc struct {
-	Record
+	record.Head
 	*timeout.Result
 }
 
 // NewTimeoutDoc describes res, measured on env.
-func NewTimeoutDoc(rec Record, res *timeout.Result) *TimeoutDoc {
-	return &TimeoutDoc{Record: rec, Result: res}
+func NewTimeoutDoc(rec record.Head, res *timeout.Result) *TimeoutDoc {
+	return &TimeoutDoc{Head: rec, Result: res}
 }
 
 // WriteText writes a row per mechanism and requested timeout: the
@@ -48,7 +50,7 @@ func (d *TimeoutDoc) WriteText(w io.Writer) error {
 		samples, d.TimerSlack, d.Elapsed.Round(time.Millisecond), state)
 	p("%-14s %10s %10s %10s %10s %10s", "mechanism", "requested", "min", "p50", "p99", "max")
 	interrupted := 0
-	ns := func(d time.Duration) string { return Nanos(float64(d)) }
+	ns := func(d time.Duration) string { return text.Nanos(float64(d)) }
 	for _, pt := range d.Points {
 		p("%-14s %10v %10s %10s %10s %10s", pt.Mechanism, pt.Requested, ns(pt.Min), ns(pt.P50), ns(pt.P99), ns(pt.Max))
 		interrupted += pt.Interrupted
@@ -56,8 +58,8 @@ func (d *TimeoutDoc) WriteText(w io.Writer) error {
 	if interrupted > 0 {
 		p("sleeps cut short by a signal (EINTR), discarded and taken again: %d", interrupted)
 	}
-	p("machine        %s", MachineLine(d.Environment, 1, "")) // the measuring thread's P
-	return writeRecordLines(w, &d.Record)
+	p("machine        %s", record.MachineLine(d.Environment, 1, "")) // the measuring thread's P
+	return d.Head.WriteLines(w)
 }
 
 // WriteCSV writes a row per mechanism and requested timeout, in

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/pipebench/pipebench/experiment/record"
 	"os"
 	"strings"
 
@@ -29,7 +30,7 @@ func Render(path string) (string, error) {
 	if err := json.Unmarshal(data, &head); err != nil {
 		return "", fmt.Errorf("record %s: %w", path, err)
 	}
-	var doc report.Doc
+	var doc record.Doc
 	switch head.Tool {
 	case "pipebench herd":
 		doc = &report.HerdDoc{}
@@ -70,7 +71,7 @@ func Render(path string) (string, error) {
 
 // sweepDoc lays a sweep's record out again: its table is built from the
 // points, with the ratio columns and unit the record names.
-func sweepDoc(d *report.SweepDoc) (report.Doc, error) {
+func sweepDoc(d *report.SweepDoc) (record.Doc, error) {
 	if d.Result == nil {
 		return nil, fmt.Errorf("no sweep in the record")
 	}
@@ -81,7 +82,7 @@ func sweepDoc(d *report.SweepDoc) (report.Doc, error) {
 			return nil, fmt.Errorf("ratio columns %q: %w", d.Ratios, err)
 		}
 	}
-	return report.NewSweepDoc(d.Record, d.Result, ratios, d.TableUnit == "evts/ms"), nil
+	return report.NewSweepDoc(d.Head, d.Result, ratios, d.TableUnit == "evts/ms"), nil
 }
 
 // timeoutMechanisms turns the mechanisms of a timeout record's points,

@@ -1,6 +1,7 @@
 package reporttest
 
 import (
+	"github.com/pipebench/pipebench/experiment/record"
 	"time"
 
 	"github.com/pipebench/pipebench/internal/envinfo"
@@ -61,7 +62,7 @@ var FixtureRest = pipebench.Usage{User: 3 * time.Millisecond, System: 5 * time.M
 func FixtureDoc() *report.Document {
 	cfg := pipebench.Config{Pipes: 1000, InFlight: 10, Writer: pipebench.WriterAuto, Duration: 4 * time.Second, Interval: time.Second, Seed: 1,
 		Backend: &pipebench.Factory{Name: "epoll"}}
-	d := &report.Document{Record: report.Record{Format: report.RecordFormat, FormatVersion: report.RecordVersion, Tool: "pipebench",
+	d := &report.Document{Head: record.Head{Format: record.Format, FormatVersion: record.Version, Tool: "pipebench",
 		Command: "run", Args: []string{"-n", "1000", "-l", "10", "-d", "4s"},
 		Flags:     map[string]string{"n": "1000", "l": "10", "d": "4s", "b": "epoll"},
 		Pipebench: envinfo.Build{Module: "github.com/pipebench/pipebench", Version: envinfo.Unknown, Revision: "0123456789abcdef0123", Dirty: true},

@@ -1,4 +1,4 @@
-package report
+package record
 
 import (
 	"fmt"
@@ -14,21 +14,21 @@ import (
 // the machine, so that a record read a year later (or by pipebench
 // compare) says what it measured and where.
 const (
-	RecordFormat = "pipebench-record"
-	// RecordVersion is the version of the record format this pipebench
-	// writes. Version 1 is the JSON before records had a format field; 2
-	// adds it with the flags, the build and the machine's added facts, and
-	// the repetitions of sweep, herd, timeout and seeds (-count); 3 makes a
+	Format = "pipebench-record"
+	// Version is the version of the record format this pipebench writes.
+	// Version 1 is the JSON before records had a format field; 2 adds it
+	// with the flags, the build and the machine's added facts, and the
+	// repetitions of sweep, herd, timeout and seeds (-count); 3 makes a
 	// run's config block pipebench.Config's JSON, every setting.
-	RecordVersion = 3
-	// OldestRecordVersion is the oldest version compare reads: versions 2
-	// and 3 differ in the config block only, which compare does not read.
-	OldestRecordVersion = 2
+	Version = 3
+	// OldestVersion is the oldest version compare reads: versions 2 and 3
+	// differ in the config block only, which compare does not read.
+	OldestVersion = 2
 )
 
-// Record is the head of every JSON output: Tool and Started were there
+// Head is the head of every JSON output: Tool and Started were there
 // before the rest.
-type Record struct {
+type Head struct {
 	Format        string `json:"format"`
 	FormatVersion int    `json:"format_version"`
 	Tool          string `json:"tool"`
@@ -44,25 +44,25 @@ type Record struct {
 	Environment envinfo.Environment `json:"environment"`
 }
 
-// NewRecord begins the record of command, run with args whose every flag
-// and value is in flags, on this machine now.
-func NewRecord(command string, args []string, flags map[string]string) Record {
+// New begins the record of command, run with args whose every flag and
+// value is in flags, on this machine now.
+func New(command string, args []string, flags map[string]string) Head {
 	tool := "pipebench"
 	if command != "run" {
 		tool += " " + command
 	}
-	return Record{Format: RecordFormat, FormatVersion: RecordVersion, Tool: tool, Command: command,
+	return Head{Format: Format, FormatVersion: Version, Tool: tool, Command: command,
 		Args: append([]string{}, args...), Flags: flags, Pipebench: envinfo.ReadBuild(),
 		Started: time.Now().UTC(), Environment: envinfo.Read()}
 }
 
 // CommandLine is the command as it was given, ready to paste into a shell.
-func (r *Record) CommandLine() string {
+func (h *Head) CommandLine() string {
 	words := []string{"pipebench"}
-	if r.Command != "run" && r.Command != "" {
-		words = append(words, r.Command)
+	if h.Command != "run" && h.Command != "" {
+		words = append(words, h.Command)
 	}
-	for _, a := range r.Args {
+	for _, a := range h.Args {
 		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`*?[]{}()<>|&;#~") {
 			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 		}
@@ -71,12 +71,13 @@ func (r *Record) CommandLine() string {
 	return strings.Join(words, " ")
 }
 
-// writeRecordLines writes the two lines of a text output that say what
-// made it: the command and the pipebench build.
-func writeRecordLines(w io.Writer, r *Record) error {
-	if r.Format == "" {
-		return nil // a document not made by a command (tests)
+// WriteLines writes the two lines a text output ends with to say what
+// made it: the command and the pipebench build. A head not made by a
+// command (a test's) writes none.
+func (h *Head) WriteLines(w io.Writer) error {
+	if h.Format == "" {
+		return nil
 	}
-	_, err := fmt.Fprintf(w, "command        %s\npipebench      %s (%s)\n", r.CommandLine(), r.Pipebench, r.Pipebench.Module)
+	_, err := fmt.Fprintf(w, "command        %s\npipebench      %s (%s)\n", h.CommandLine(), h.Pipebench, h.Pipebench.Module)
 	return err
 }
