@@ -1,78 +1,94 @@
-// Package layout_test holds the module's import rules as a test: which of
-// pipebench's packages each may import. It is the one statement of them;
-// docs/contributing.md shows the same table for readers.
+// Package layout_test holds the module's import rules as a test: the
+// floors of the house, top down, and which way an import may run. It is
+// the one statement of them; docs/contributing.md shows the same floors
+// for readers.
 package layout_test
 
 import (
+	"fmt"
 	"go/build"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 const module = "github.com/pipebench/pipebench/"
 
-// mayImport is, for each package of the module (by directory), the
-// packages of the module its non-test files may import: "*" for any. A
-// pattern ending in "/*" takes every package below it. A package not
-// listed here fails the test: a new package states its rule.
-var mayImport = map[string][]string{
-	"cmd/pipebench":           {"*"},
-	"pipebench":               {"stats", "internal/child", "internal/fdlimit", "internal/lifecycle", "internal/osthread", "internal/tokens", "internal/waitcall"},
-	"pipebench/pipebenchtest": {"pipebench", "internal/child", "internal/fdlimit", "internal/osthread"},
-	// The backends: the harness and the wait call's helpers, never
-	// another backend.
-	"poll":   {"pipebench", "internal/waitcall"},
-	"select": {"pipebench", "internal/waitcall"},
-	"epoll":  {"pipebench", "internal/waitcall"},
-	"uring":  {"pipebench", "internal/waitcall"},
-	"gonet":  {"pipebench", "internal/waitcall"},
-	// Numbers only: nothing of ours.
-	"stats":             {},
-	"stats/compare":     {},
-	"pipebench/summary": {"pipebench", "stats"},
-	"stats/profile":     {"pipebench"},
-	// Every format of every subcommand: what the experiments and the
-	// summaries compute, laid out.
-	"stats/report":            {"stats", "pipebench/summary", "stats/profile", "stats/compare", "stats/report/plot", "experiment/*", "pipebench", "internal/envinfo"},
-	"stats/report/reporttest": {"experiment/record", "stats/report", "pipebench/summary", "pipebench", "stats", "internal/envinfo", "experiment/seeds"},
-	"stats/report/plot":       {"experiment/sweep", "stats"},
-	// No experiment imports stats/report: report formats the experiments.
-	"experiment/herd":    {"pipebench", "epoll", "stats", "internal/child", "internal/fdlimit", "internal/lifecycle", "internal/osthread", "internal/tokens"},
-	"experiment/timeout": {"pipebench", "stats", "internal/osthread", "internal/waitcall"},
-	"experiment/sweep":   {"pipebench", "stats", "pipebench/summary"},
-	"experiment/seeds":   {"pipebench", "experiment/sweep", "experiment/herd", "experiment/timeout", "stats", "pipebench/summary", "stats/profile"},
-	"experiment/record":  {"internal/envinfo"},
-	"experiment/text":    {"stats"},
-	// Helpers: nothing of ours.
-	"internal/child":     {},
-	"internal/envinfo":   {},
-	"internal/fdlimit":   {},
-	"internal/golden":    {},
-	"internal/lifecycle": {},
-	"internal/osthread":  {},
-	"internal/tokens":    {},
-	"internal/waitcall":  {},
+// floors are the module's packages by directory, the top floor first. A
+// package's non-test files may import the module's packages on lower
+// floors only, and its parent directory's package (a subpackage builds on
+// its parent: pipebench/summary on the harness, experiment/sweep/plot on
+// the sweep): never one on its own floor or above. A package on no floor
+// fails the test: a new package states its floor here and in
+// docs/contributing.md.
+var floors = [][]string{
+	// 1. The command: flags, subcommands, the backend table.
+	{"cmd/pipebench"},
+	// 2. What composes the experiments: the seeds' claims, and compare,
+	// which reads every experiment's records back.
+	{"experiment/seeds", "experiment/compare"},
+	// 3. The experiments, each with its own text, and the plain run's
+	// report; the test fixture of a run, made of a record's head.
+	{"experiment/sweep", "experiment/sweep/plot", "experiment/herd", "experiment/timeout", "experiment/report", "internal/fixture"},
+	// 4. What every output shares: a record's head, the machine line,
+	// Doc; numbers and tables in one style.
+	{"experiment/record", "experiment/text"},
+	// 5. What a run comes to, as numbers.
+	{"pipebench/summary"},
+	// 6. The backends, and the conformance suite they pass.
+	{"poll", "select", "epoll", "uring", "gonet", "pipebench/pipebenchtest"},
+	// 7. The harness.
+	{"pipebench"},
+	// 8. Numbers, profiles and helpers: nothing of ours.
+	{"stats", "stats/compare", "internal/child", "internal/envinfo", "internal/fdlimit", "internal/golden", "internal/lifecycle",
+		"internal/osthread", "internal/profile", "internal/rounds", "internal/tokens", "internal/waitcall"},
 }
 
-func allowed(rules []string, imp string) bool {
-	for _, r := range rules {
-		if r == "*" || r == imp || strings.HasSuffix(r, "/*") && strings.HasPrefix(imp, strings.TrimSuffix(r, "*")) {
-			return true
+// floorOf is dir's floor (1 the top), or 0 when it has none.
+func floorOf(dir string) int {
+	for i, fl := range floors {
+		if slices.Contains(fl, dir) {
+			return i + 1
 		}
 	}
-	return false
+	return 0
 }
 
-// packages are the module's package directories (with a non-test Go
-// file), relative to the root. A directory holding a go.mod of its own is
-// another module (tools/), outside the rules and outside ./..., and is
-// left out with everything below it.
-func packages(t *testing.T, root string) []string {
-	var dirs []string
+// violations are the imports that run sideways or upward, and the
+// packages on no floor, of imports (each package's directory and the
+// directories of the module's packages its non-test files import).
+func violations(imports map[string][]string) []string {
+	var bad []string
+	for dir, imps := range imports {
+		at := floorOf(dir)
+		if at == 0 {
+			bad = append(bad, dir+": a package on no floor (add it to floors)")
+			continue
+		}
+		for _, imp := range imps {
+			to := floorOf(imp)
+			if imp == filepath.Dir(dir) || to > at {
+				continue
+			}
+			bad = append(bad, fmt.Sprintf("%s (floor %d) imports %s (floor %d)", dir, at, imp, to))
+		}
+	}
+	sort.Strings(bad)
+	return bad
+}
+
+// imports are the module's package directories under root (with a
+// non-test Go file), relative to it, and the module's packages each
+// imports. A directory holding a go.mod of its own is another module
+// (tools/), outside the rules and outside ./..., and is left out with
+// everything below it.
+func imports(t *testing.T, root string) map[string][]string {
+	out := map[string][]string{}
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -85,10 +101,21 @@ func packages(t *testing.T, root string) []string {
 				return filepath.SkipDir
 			}
 		}
-		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
-			rel, _ := filepath.Rel(root, filepath.Dir(path))
-			if len(dirs) == 0 || dirs[len(dirs)-1] != rel {
-				dirs = append(dirs, rel)
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(path))
+		if _, done := out[rel]; done {
+			return nil
+		}
+		p, err := build.ImportDir(filepath.Dir(path), 0)
+		if err != nil {
+			return fmt.Errorf("%s: %w", rel, err)
+		}
+		out[rel] = []string{}
+		for _, imp := range p.Imports {
+			if ours, ok := strings.CutPrefix(imp, module); ok {
+				out[rel] = append(out[rel], ours)
 			}
 		}
 		return nil
@@ -96,50 +123,52 @@ func packages(t *testing.T, root string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return dirs
-}
-
-// violations are the imports of the packages under root that their rules
-// forbid, and the packages that have no rule.
-func violations(t *testing.T, root string) []string {
-	var bad []string
-	for _, dir := range packages(t, root) {
-		rules, ok := mayImport[dir]
-		if !ok {
-			bad = append(bad, dir+": a package with no import rule (add it to mayImport)")
-			continue
-		}
-		p, err := build.ImportDir(filepath.Join(root, dir), 0)
-		if err != nil {
-			t.Fatalf("%s: %v", dir, err)
-		}
-		for _, imp := range p.Imports {
-			if rel, ours := strings.CutPrefix(imp, module); ours && !allowed(rules, rel) {
-				bad = append(bad, dir+" imports "+rel)
-			}
-		}
-	}
-	sort.Strings(bad)
-	return bad
+	return out
 }
 
 func TestImportRules(t *testing.T) {
-	for _, v := range violations(t, ".") {
+	for _, v := range violations(imports(t, ".")) {
 		t.Error(v)
 	}
 }
 
-// A forbidden import planted in a copy of a package is found: the rules
-// are not vacuous. A nested module's packages are not the module's.
-func TestImportRulesCatchAPlantedImport(t *testing.T) {
+// TestImportRulesCatchPlantedImports: an import planted upward, one
+// sideways (a backend importing another), a package on no floor, each is
+// found; a subpackage importing its parent is not, nor a package going
+// down. The rules are not vacuous.
+func TestImportRulesCatchPlantedImports(t *testing.T) {
+	got := violations(map[string][]string{
+		"stats":             {"pipebench"},
+		"epoll":             {"poll", "pipebench"},
+		"pipebench":         {"pipebench/summary"},
+		"pipebench/summary": {"pipebench", "stats"},
+		"experiment/record": {"experiment/report"},
+		"internal/profile":  {"internal/rounds"},
+		"newpackage":        {},
+	})
+	want := []string{
+		"epoll (floor 6) imports poll (floor 6)",
+		"experiment/record (floor 4) imports experiment/report (floor 3)",
+		"internal/profile (floor 8) imports internal/rounds (floor 8)",
+		"newpackage: a package on no floor (add it to floors)",
+		"pipebench (floor 7) imports pipebench/summary (floor 5)",
+		"stats (floor 8) imports pipebench (floor 7)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("violations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestImportRulesReadPlantedFiles: the rules read a tree's files: an
+// upward import planted in a package's copy is found, and a nested
+// module's packages (tools/) are not the module's.
+func TestImportRulesReadPlantedFiles(t *testing.T) {
 	root := t.TempDir()
 	for dir, src := range map[string]string{
-		"stats":      "package stats\n\nimport _ \"github.com/pipebench/pipebench/pipebench\"\n",
-		"epoll":      "package epoll\n\nimport _ \"github.com/pipebench/pipebench/poll\"\n",
-		"poll":       "package poll\n\nimport _ \"github.com/pipebench/pipebench/pipebench\"\n",
-		"newpackage": "package newpackage\n",
-		"tools/x":    "package x\n\nimport _ \"github.com/pipebench/pipebench/cmd/pipebench\"\n",
-		"tools":      "module github.com/pipebench/pipebench/tools\n",
+		"stats":             "package stats\n\nimport _ \"github.com/pipebench/pipebench/experiment/report\"\n",
+		"experiment/report": "package report\n\nimport _ \"github.com/pipebench/pipebench/stats\"\n",
+		"tools/x":           "package x\n\nimport _ \"github.com/pipebench/pipebench/cmd/pipebench\"\n",
+		"tools":             "module github.com/pipebench/pipebench/tools\n",
 	} {
 		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
 			t.Fatal(err)
@@ -152,70 +181,44 @@ func TestImportRulesCatchAPlantedImport(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got := strings.Join(violations(t, root), "\n")
-	want := "epoll imports poll\nnewpackage: a package with no import rule (add it to mayImport)\nstats imports pipebench"
-	if got != want {
+	got := strings.Join(violations(imports(t, root)), "\n")
+	if want := "stats (floor 8) imports experiment/report (floor 3)"; got != want {
 		t.Errorf("violations:\n%s\nwant:\n%s", got, want)
 	}
 }
 
-// The table of docs/contributing.md says what mayImport says: each
-// directory's "may import" column, its braces spelled out.
-func TestContributingTableIsTheRules(t *testing.T) {
+// TestContributingTableIsTheFloors: the map of docs/contributing.md puts
+// each directory on the floor floors does, and names every directory
+// floors names.
+func TestContributingTableIsTheFloors(t *testing.T) {
 	b, err := os.ReadFile("docs/contributing.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dirRe := regexp.MustCompile("`([a-z/]+)/`")
-	braces := regexp.MustCompile(`([a-z/]*)\{([^}]*)\}`)
 	seen := map[string]bool{}
 	for _, line := range strings.Split(string(b), "\n") {
 		cells := strings.Split(line, " | ")
-		if len(cells) != 3 || !strings.HasPrefix(line, "| `") {
+		if len(cells) != 3 || !strings.HasPrefix(line, "| ") {
 			continue
 		}
-		col := strings.TrimSuffix(strings.TrimSpace(cells[2]), " |")
-		if col == "—" {
+		floor, err := strconv.Atoi(strings.TrimPrefix(cells[0], "| "))
+		if err != nil {
 			continue
 		}
-		col, _, _ = strings.Cut(col, ";")
-		col = braces.ReplaceAllStringFunc(col, func(m string) string {
-			g := braces.FindStringSubmatch(m)
-			var out []string
-			for _, x := range strings.Split(g[2], ",") {
-				out = append(out, g[1]+strings.TrimSpace(x))
-			}
-			return strings.Join(out, ", ")
-		})
-		var want []string
-		switch col {
-		case "everything":
-			want = []string{"*"}
-		case "nothing of ours", "nothing":
-		default:
-			for _, x := range strings.Split(col, ",") {
-				want = append(want, strings.TrimSpace(x))
-			}
-		}
-		sort.Strings(want)
-		for _, m := range dirRe.FindAllStringSubmatch(cells[0], -1) {
+		for _, m := range dirRe.FindAllStringSubmatch(cells[1], -1) {
 			dir := m[1]
 			seen[dir] = true
-			rules, ok := mayImport[dir]
-			if !ok {
-				t.Errorf("docs/contributing.md names %s, which has no rule", dir)
-				continue
-			}
-			got := append([]string{}, rules...)
-			sort.Strings(got)
-			if strings.Join(got, ", ") != strings.Join(want, ", ") {
-				t.Errorf("%s: the table says %q, the rule %q", dir, want, got)
+			if want := floorOf(dir); want != floor {
+				t.Errorf("docs/contributing.md puts %s on floor %d, floors on %d", dir, floor, want)
 			}
 		}
 	}
-	for dir := range mayImport {
-		if !seen[dir] {
-			t.Errorf("%s has a rule but no row in docs/contributing.md", dir)
+	for _, fl := range floors {
+		for _, dir := range fl {
+			if !seen[dir] {
+				t.Errorf("%s is on a floor but has no row in docs/contributing.md", dir)
+			}
 		}
 	}
 }

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipebench/pipebench/experiment/report"
+	"github.com/pipebench/pipebench/internal/profile"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/profile"
-	"github.com/pipebench/pipebench/stats/report"
 )
 
 // Exit statuses.
@@ -283,7 +283,7 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 // runAll runs cfg, made from rf, count times and reports through out, in
 // the document rec begins.
 func runAll(rec record.Head, cfg pipebench.Config, rf *runFlags, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}, prof *profile.Profiler) int {
-	doc := &report.Document{Head: rec, Config: report.NewConfig(&cfg, count, rf.warmup)}
+	doc := &report.Doc{Head: rec, Config: report.NewConfig(&cfg, count, rf.warmup)}
 	var outErr error
 	keep := func(err error) {
 		if outErr == nil && err != nil {
@@ -296,7 +296,7 @@ func runAll(rec record.Head, cfg pipebench.Config, rf *runFlags, count int, out 
 	for run := 1; run <= count; run++ {
 		cfg.OnSetup = func(s pipebench.Setup) { keep(out.Setup(run, s)) }
 		cfg.OnInterval = func(iv pipebench.Interval) { keep(out.Interval(run, iv)) }
-		prof.Hook(&cfg)
+		report.HookProfiler(prof, &cfg)
 		res, err := pipebench.Run(cfg)
 		var limitErr *pipebench.LimitError
 		var cfgErr *pipebench.ConfigError

@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pipebench/pipebench/stats/compare"
-	"github.com/pipebench/pipebench/stats/report"
-	"github.com/pipebench/pipebench/stats/report/plot"
+	"github.com/pipebench/pipebench/experiment/compare"
+	"github.com/pipebench/pipebench/experiment/sweep/plot"
+	cmpstat "github.com/pipebench/pipebench/stats/compare"
 )
 
 func init() {
@@ -75,15 +75,15 @@ func (f floorFlag) Set(s string) error {
 
 func compareCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
 	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	cf := compareFlags{format: "text", floor: compare.DefaultFloor}
+	cf := compareFlags{format: "text", floor: cmpstat.DefaultFloor}
 	fs.StringVar(&cf.by, "by", "", "compare the values of this flag inside one record: b, n, l, writers or readers of a sweep, exclusive of a herd, mechanisms or timeouts of a timeout")
 	fs.StringVar(&cf.base, "base", "", "with -by: the value whose column is the base the others are compared against (default: the first in the record)")
 	fs.Var(choiceFlag{&cf.format, func(s string) error {
-		if !slices.Contains(report.CompareFormats, s) {
-			return fmt.Errorf("unknown format %q: want %s", s, strings.Join(report.CompareFormats, ", "))
+		if !slices.Contains(compare.Formats, s) {
+			return fmt.Errorf("unknown format %q: want %s", s, strings.Join(compare.Formats, ", "))
 		}
 		return nil
-	}}, "format", "output format: "+strings.Join(report.CompareFormats, ", "))
+	}}, "format", "output format: "+strings.Join(compare.Formats, ", "))
 	fs.StringVar(&cf.out, "o", "", "write the output to this file instead of stdout (-format json unless given, when the name ends in .json)")
 	fs.StringVar(&cf.plotFile, "plot", "", "for sweep records: evts/sec against pipes (log-log), a curve per side and backend, each point's spread drawn, to this .svg or .png file")
 	fs.StringVar(&cf.metric, "metric", "", "the figure that carries the verdict, named as the tables print it (default: evts/sec; a timeout's first overshoot)")
@@ -106,7 +106,7 @@ func compareCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	if cf.plotFile != "" && loaded[0][0].Command != "sweep" {
 		return usageError(stderr, fmt.Errorf("compare: -plot draws sweep records; %s is a record of pipebench %s", loaded[0][0].Path, loaded[0][0].Command))
 	}
-	c, err := report.NewComparison(recordOf("compare", fs, args), loaded, report.Options{By: cf.by, Base: cf.base, Metric: cf.metric, Floor: cf.floor})
+	c, err := compare.New(recordOf("compare", fs, args), loaded, compare.Options{By: cf.by, Base: cf.base, Metric: cf.metric, Floor: cf.floor})
 	if err != nil {
 		return usageError(stderr, fmt.Errorf("compare: %w", err))
 	}
@@ -183,13 +183,13 @@ func (cf *compareFlags) checkArgs(fs *flag.FlagSet, sides [][]string) error {
 
 // readSides reads every side's records, and labels each record with its
 // side's letter (the plot's curves).
-func readSides(sides [][]string) ([][]*report.Loaded, []string, error) {
-	var loaded [][]*report.Loaded
+func readSides(sides [][]string) ([][]*compare.Loaded, []string, error) {
+	var loaded [][]*compare.Loaded
 	var labels []string
 	for i, side := range sides {
-		var ls []*report.Loaded
+		var ls []*compare.Loaded
 		for _, f := range side {
-			l, err := report.ReadRecord(f)
+			l, err := compare.ReadRecord(f)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -202,7 +202,7 @@ func readSides(sides [][]string) ([][]*report.Loaded, []string, error) {
 }
 
 // write writes the comparison to -o or stdout, and the plot.
-func (cf *compareFlags) write(c *report.Comparison, loaded [][]*report.Loaded, labels []string, stdout, stderr io.Writer) int {
+func (cf *compareFlags) write(c *compare.Comparison, loaded [][]*compare.Loaded, labels []string, stdout, stderr io.Writer) int {
 	w := stdout
 	var f *os.File
 	var err error
@@ -213,7 +213,7 @@ func (cf *compareFlags) write(c *report.Comparison, loaded [][]*report.Loaded, l
 		}
 		w = f
 	}
-	err = report.WriteComparison(w, cf.format, c)
+	err = compare.Write(w, cf.format, c)
 	if f != nil {
 		if cerr := f.Close(); err == nil && cerr != nil {
 			err = fmt.Errorf("-o %s: %w", cf.out, cerr)
@@ -224,7 +224,7 @@ func (cf *compareFlags) write(c *report.Comparison, loaded [][]*report.Loaded, l
 		return exitFailed
 	}
 	if cf.plotFile != "" {
-		if err := plot.Save(cf.plotFile, report.ComparisonFigure(slices.Concat(loaded...), labels, cf.by)); err != nil {
+		if err := plot.Save(cf.plotFile, compare.Figure(slices.Concat(loaded...), labels, cf.by)); err != nil {
 			fmt.Fprintf(stderr, "pipebench: compare: %v\n", err)
 			return exitFailed
 		}
@@ -237,8 +237,8 @@ func (cf *compareFlags) write(c *report.Comparison, loaded [][]*report.Loaded, l
 const exitSkip = 125
 
 // checkExit says -check's answer on stderr and returns its exit status.
-func checkExit(ch report.Check, stderr io.Writer) int {
-	code := map[report.CheckStatus]int{report.CheckOK: exitOK, report.CheckWorse: exitFailed, report.CheckUnknown: exitSkip}[ch.Status]
+func checkExit(ch compare.Check, stderr io.Writer) int {
+	code := map[compare.CheckStatus]int{compare.CheckOK: exitOK, compare.CheckWorse: exitFailed, compare.CheckUnknown: exitSkip}[ch.Status]
 	fmt.Fprintf(stderr, "compare -check: %s: %s (exit %d)\n", ch.Status, ch.Why, code)
 	return code
 }

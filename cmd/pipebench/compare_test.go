@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipebench/pipebench/experiment/compare"
 	"github.com/pipebench/pipebench/experiment/seeds"
 	"github.com/pipebench/pipebench/internal/golden"
-	"github.com/pipebench/pipebench/stats/report"
 )
 
 // The records under testdata/compare were made by pipebench on a 2-core
@@ -48,14 +48,14 @@ func TestCompareGolden(t *testing.T) {
 }
 
 // checkCompareGolden checks compare's output against its golden file and,
-// for text, that no line is wider than report.TextWidth.
+// for text, that no line is wider than compare.TextWidth.
 func checkCompareGolden(t *testing.T, name, stdout string) {
 	t.Helper()
 	golden.Check(t, "compare/"+name+".golden", []byte(stdout))
 	if strings.HasSuffix(name, ".text") {
 		for i, line := range strings.Split(stdout, "\n") {
-			if n := len([]rune(line)); n > report.TextWidth {
-				t.Errorf("%s: line %d is %d columns, over %d: %q", name, i+1, n, report.TextWidth, line)
+			if n := len([]rune(line)); n > compare.TextWidth {
+				t.Errorf("%s: line %d is %d columns, over %d: %q", name, i+1, n, compare.TextWidth, line)
 			}
 		}
 	}

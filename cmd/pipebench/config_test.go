@@ -24,8 +24,8 @@ var notConfig = map[string]map[string]string{
 		"o":          "output file",
 		"count":      "repetitions: each runs the same Config on fresh pipes (the record's config block holds count)",
 		"warmup":     "intervals the summary leaves out; the run measures them all (the record's config block holds warmup_intervals)",
-		"cpuprofile": "profile file (stats/profile sets Config.OnSetup and OnDone)",
-		"kprofile":   "profile file (stats/profile sets Config.OnSetup and OnDone)",
+		"cpuprofile": "profile file (report.HookProfiler sets Config.OnSetup and OnDone)",
+		"kprofile":   "profile file (report.HookProfiler sets Config.OnSetup and OnDone)",
 		"perfdata":   "perf's own file of -kprofile",
 	},
 	"herd": {

@@ -14,27 +14,27 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pipebench/pipebench/stats/report"
-	"github.com/pipebench/pipebench/stats/report/reporttest"
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/pipebench/pipebench/experiment/report"
 )
 
 const shortRun = "-n 20 -l 2 -writer self -d 500ms -i 100ms"
 
 // invariantRuns are the real short runs whose every format's output is
-// checked for the invariants: backends and writer modes.
+// checked: backends and writer modes.
 var invariantRuns = []string{
 	"-b epoll -writer self", "-b epoll -writer thread", "-b poll -writer self",
 	"-b poll -writer thread", "-b select -writer self", "-b select -writer thread",
 }
 
-// TestOutputInvariants checks each format's output of real runs on its own
-// numbers (reporttest): json (the whole document: every run's result read
-// back holds its invariants, Result.CheckValid; the summaries against the
-// results, why each run left out is), text (the summary against the
-// interval lines, readiness calls against samples per call, calls per event
-// and tokens received), bench (one line per run, ns/event against
-// evts/sec) and csv (the warm-up column, the rates against the counts).
-func TestOutputInvariants(t *testing.T) {
+// TestOutputFormats writes real runs in each format and reads each back
+// as its readers do: json (the whole document, every run's result holding
+// its invariants, Result.CheckValid), text (a block per run and the summary
+// across them), bench (benchstat's reader, benchfmt: a line per run, or a
+// comment for a run left out that stderr names too) and csv (a row per
+// interval, the warm-up column, the rates against the counts).
+func TestOutputFormats(t *testing.T) {
 	for _, run := range invariantRuns {
 		args := "-n 20 -l 3 -d 400ms -i 100ms " + run
 		t.Run(strings.ReplaceAll(run, " ", ""), func(t *testing.T) {
@@ -42,23 +42,25 @@ func TestOutputInvariants(t *testing.T) {
 			if code != exitOK {
 				t.Fatalf("json: exit %d: %s", code, stderr)
 			}
-			var d report.Document
+			var d report.Doc
 			if err := json.Unmarshal([]byte(stdout), &d); err != nil {
 				t.Fatalf("not one JSON document: %v\n%s", err, stdout)
 			}
 			if len(d.Runs) != 2 || d.Config.Count != 2 || d.Environment.Kernel == "" {
 				t.Fatalf("document: %d runs, count %d, kernel %q", len(d.Runs), d.Config.Count, d.Environment.Kernel)
 			}
-			if err := reporttest.CheckDocument(&d); err != nil {
-				t.Errorf("json output:\n%v", err)
+			for _, r := range d.Runs {
+				if err := r.Result.CheckValid(); err != nil {
+					t.Errorf("json run %d: %v", r.Index, err)
+				}
 			}
 
 			code, stdout, stderr = invoke(t, strings.Fields(args+" -count 2")...)
 			if code != exitOK {
 				t.Fatalf("text: exit %d: %s", code, stderr)
 			}
-			if runs, err := reporttest.CheckText(stdout, 1); err != nil || len(runs) != 2 {
-				t.Errorf("text output (%d runs):\n%s\n%v", len(runs), stdout, err)
+			if strings.Count(stdout, "\n=== run ") != 1 || strings.Count(stdout, "\n--- ") != 2 || !strings.Contains(stdout, "\n=== 2 runs, ") {
+				t.Errorf("text output, want two runs' blocks and the summary across them:\n%s", stdout)
 			}
 
 			code, stdout, stderr = invoke(t, strings.Fields(args+" -format bench -count 3")...)
@@ -67,10 +69,10 @@ func TestOutputInvariants(t *testing.T) {
 			}
 			// A line per run, or a comment for a run left out (a stall of
 			// this shared machine can leave a run without events).
-			if lines, missing, err := reporttest.CheckBench([]byte(stdout)); err != nil || len(lines)+len(missing) != 3 || len(lines) == 0 {
-				t.Errorf("bench output, want a result line per run (3):\n%s\n%v", stdout, err)
-			} else if len(missing) != strings.Count(stderr, "has no bench line") {
-				t.Errorf("%d runs left out, stderr says %q", len(missing), stderr)
+			if lines, missing := benchLines(t, []byte(stdout)); lines+missing != 3 || lines == 0 {
+				t.Errorf("bench output, want a result line per run (3):\n%s", stdout)
+			} else if missing != strings.Count(stderr, "has no bench line") {
+				t.Errorf("%d runs left out, stderr says %q", missing, stderr)
 			}
 
 			code, stdout, stderr = invoke(t, strings.Fields(args+" -format csv")...)
@@ -80,6 +82,32 @@ func TestOutputInvariants(t *testing.T) {
 			checkCSV(t, stdout, 4, 1)
 		})
 	}
+}
+
+// benchComment is the line the bench format writes for a run left out.
+var benchComment = regexp.MustCompile(`(?m)^# run [0-9]+: no result line: .+$`)
+
+// benchLines reads a bench output as benchstat does (benchfmt): its
+// result lines, each with events and a positive evts/sec, and the comment
+// lines of the runs left out.
+func benchLines(t *testing.T, out []byte) (lines, missing int) {
+	t.Helper()
+	rd := benchfmt.NewReader(bytes.NewReader(out), "bench")
+	for rd.Scan() {
+		switch rec := rd.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Fatalf("benchfmt: %v", rec)
+		case *benchfmt.Result:
+			if v, ok := rec.Value("evts/sec"); !ok || v <= 0 || rec.Iters <= 0 {
+				t.Errorf("%s: %d events at %v evts/sec", rec.Name.Full(), rec.Iters, v)
+			}
+			lines++
+		}
+	}
+	if err := rd.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return lines, len(benchComment.FindAll(out, -1))
 }
 
 // checkCSV checks a csv output of one run: a header and a row per interval,
@@ -158,8 +186,8 @@ func TestBenchstatAcceptsTwoRuns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if lines, missing, err := reporttest.CheckBench(b); err != nil || len(lines)+len(missing) != 3 || len(lines) == 0 {
-			t.Fatalf("%s: want a result line per run (3):\n%s\n%v", name, b, err)
+		if lines, missing := benchLines(t, b); lines+missing != 3 || lines == 0 {
+			t.Fatalf("%s: want a result line per run (3):\n%s", name, b)
 		}
 		if name == "new" {
 			b = regexp.MustCompile(`(?m)^kernel: .*$`).ReplaceAll(b, []byte("kernel: 9.9.9-patched"))
@@ -222,9 +250,6 @@ func TestAcrossRunsLeavesOutInterrupted(t *testing.T) {
 	if want := regexp.MustCompile(`(?m)^=== 2 runs, 1 left out \(run 2: interrupted\): median evts/sec of the one run summarised [0-9]+$`); !want.MatchString(text) {
 		t.Errorf("the across-runs line does not match %s:\n%s", want, text)
 	}
-	if _, err := reporttest.CheckText(text, 1); err != nil {
-		t.Error(err)
-	}
 
 	// The bench format has no line to show the run in: it says so.
 	stop := make(chan struct{})
@@ -236,9 +261,8 @@ func TestAcrossRunsLeavesOutInterrupted(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	lines, missing, err := reporttest.CheckBench(bench.Bytes())
-	if err != nil || len(lines) != 0 || missing[1] != "interrupted" {
-		t.Errorf("bench output of an interrupted run, want no result line and a comment:\n%s\n%v", bench.String(), err)
+	if lines, _ := benchLines(t, bench.Bytes()); lines != 0 || !strings.Contains(bench.String(), "\n# run 1: no result line: interrupted\n") {
+		t.Errorf("bench output of an interrupted run, want no result line and a comment:\n%s", bench.String())
 	}
 	if want := "pipebench: run 1 of 2 has no bench line: interrupted\n"; stderr.String() != want {
 		t.Errorf("stderr %q, want %q", stderr.String(), want)

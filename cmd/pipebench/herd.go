@@ -10,7 +10,6 @@ import (
 
 	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/report"
 )
 
 func init() {
@@ -93,11 +92,11 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 	cfg := hf.config(stop)
 	switch {
 	case hf.out.format == "text":
-		progress := &report.HerdProgress{W: stdout, Config: cfg}
+		progress := &herd.Progress{W: stdout, Config: cfg}
 		cfg.OnSetup, cfg.OnInterval = progress.Setup, progress.Interval
 	case hf.count > 1:
 		// Rounds take a while: say on stderr which one is running.
-		progress := &report.HerdProgress{W: stderr, Config: cfg}
+		progress := &herd.Progress{W: stderr, Config: cfg}
 		cfg.OnSetup = progress.Setup
 	}
 	res, err := herd.Run(cfg)
@@ -108,7 +107,7 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 	}
 	var doc record.Doc
 	if res != nil {
-		doc = report.NewHerdDoc(rec, cfg, hf.warmup, res)
+		doc = herd.NewDoc(rec, cfg, hf.warmup, res)
 	}
 	return hf.out.finish("herd", stdout, stderr, doc, err)
 }

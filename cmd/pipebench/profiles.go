@@ -8,8 +8,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/pipebench/pipebench/stats/profile"
-	"github.com/pipebench/pipebench/stats/report"
+	"github.com/pipebench/pipebench/internal/profile"
 )
 
 // profileFlags name the profiles of the measured window to write.
@@ -95,7 +94,7 @@ var profileFlag = map[profile.Kind]string{profile.GoCPU: "-cpuprofile", profile.
 func finishProfiles(p *profile.Profiler, tables, stderr io.Writer) int {
 	saved, err := p.Finish()
 	for _, s := range saved {
-		if werr := report.WriteSavedTop(tables, s); werr != nil && err == nil {
+		if werr := profile.WriteSavedTop(tables, s); werr != nil && err == nil {
 			err = &profile.Error{Kind: s.Kind, Err: werr}
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	pprofile "github.com/google/pprof/profile"
 
 	"github.com/pipebench/pipebench/internal/golden"
-	"github.com/pipebench/pipebench/stats/profile"
+	"github.com/pipebench/pipebench/internal/profile"
 )
 
 const profiledRun = "-n 50 -l 4 -d 400ms -i 100ms"
@@ -171,7 +171,7 @@ func TestKprofileWithoutPerf(t *testing.T) {
 
 // TestTopCommand prints the tables of the perf fixture, converted.
 func TestTopCommand(t *testing.T) {
-	fixture, err := filepath.Abs("../../stats/profile/testdata/pipebench-process.perf-script.txt")
+	fixture, err := filepath.Abs("../../internal/profile/testdata/pipebench-process.perf-script.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/seeds"
+	"github.com/pipebench/pipebench/experiment/sweep"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/report"
 )
 
 func init() {
@@ -68,7 +68,7 @@ func seedsCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	} else {
 		fmt.Fprintf(stderr, "seeds: %d steps, the %s plan, -d %v each\n", seeds.Steps(plan), plan.Name, plan.Run)
 	}
-	progress := report.NewProgress(stderr, "seeds", report.IsTerminal(stderr), seeds.Steps(plan)*count, plan.Run+500*time.Millisecond)
+	progress := sweep.NewBar(stderr, "seeds", sweep.IsTerminal(stderr), seeds.Steps(plan)*count, plan.Run+500*time.Millisecond)
 	res, err := runSeeds(plan, seeds.Options{Backends: backends, Stop: stop, OnProgress: progress.Show, Run: runPoint,
 		Reason: func(err error) string { return flagErr(err, false).Error() }, Rounds: count})
 	progress.Close()
@@ -79,5 +79,5 @@ func seedsCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	if res.Interrupted {
 		fmt.Fprintf(stderr, "seeds: interrupted: the rows of the steps not run say so\n")
 	}
-	return out.finish("seeds", stdout, stderr, report.NewSeedsDoc(rec, res), err)
+	return out.finish("seeds", stdout, stderr, seeds.NewDoc(rec, res), err)
 }

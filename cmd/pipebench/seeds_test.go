@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/pipebench/pipebench/experiment/seeds"
-	"github.com/pipebench/pipebench/stats/report"
 )
 
 // fakeSeeds makes the command's reproduction return one synthetic row at
@@ -38,7 +37,7 @@ func TestSeedsCommand(t *testing.T) {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 	code, stdout, _ = invoke(t, "seeds", "-format", "json")
-	var d report.SeedsDoc
+	var d seeds.Doc
 	if code != exitOK || plan.Name != "full" || json.Unmarshal([]byte(stdout), &d) != nil || len(d.Rows) != 1 {
 		t.Errorf("exit %d, plan %q, json:\n%s", code, plan.Name, stdout)
 	}

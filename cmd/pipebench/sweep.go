@@ -10,9 +10,8 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/sweep"
+	"github.com/pipebench/pipebench/experiment/sweep/plot"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/report"
-	"github.com/pipebench/pipebench/stats/report/plot"
 )
 
 func init() {
@@ -125,16 +124,16 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 		return usageError(stderr, fmt.Errorf("sweep: %w", err))
 	}
 	rec := recordOf("sweep", fs, args)
-	report.WriteSweepStart(stderr, len(p.jobs), sf.count, rf.duration)
-	progress := report.NewSweepProgress(stderr, report.IsTerminal(stderr), len(p.jobs)*sf.count, rf.duration+200*time.Millisecond)
+	sweep.WriteStart(stderr, len(p.jobs), sf.count, rf.duration)
+	progress := sweep.NewBar(stderr, "sweep", sweep.IsTerminal(stderr), len(p.jobs)*sf.count, rf.duration+200*time.Millisecond)
 	opt := sweep.Options{Warmup: rf.warmup, Stop: stop, OnProgress: progress.Show, Run: runPoint,
 		Reason: func(err error) string { return rf.err(err).Error() }, Rounds: sf.count, ShuffleSeed: rf.seed,
 		Refine: sf.refine, RefineBudget: refineBudget, Job: p.job}
 	res, runErr := sweep.Run(p.grid, p.jobs, opt)
 	progress.Close()
-	report.WriteSweepCounts(stderr, res)
+	sweep.WriteCounts(stderr, res)
 
-	code := sf.out.finish("sweep", stdout, stderr, report.NewSweepDoc(rec, res, p.ratios, sf.unit == "ms"), nil)
+	code := sf.out.finish("sweep", stdout, stderr, sweep.NewDoc(rec, res, p.ratios, sf.unit == "ms"), nil)
 	if sf.plot != "" && !drawSweep(sf.plot, res, p, stderr) {
 		code = exitFailed
 	}
@@ -142,7 +141,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	if res.Refine != nil {
 		points += len(res.Refine.Added)
 	}
-	report.WriteSweepInterrupted(stderr, res, points)
+	sweep.WriteInterrupted(stderr, res, points)
 	if runErr != nil {
 		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", rf.err(runErr))
 		return exitFailed
@@ -156,7 +155,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 type sweepPlan struct {
 	grid    sweep.Grid
 	jobs    []sweep.Job
-	ratios  []report.Ratio
+	ratios  []sweep.Ratio
 	ref     *sweep.Ref
 	cleanup func()
 	// job makes the job of a point -refine adds.
@@ -172,9 +171,9 @@ func (sf *sweepFlags) plan(fs *flag.FlagSet, rf *runFlags) (*sweepPlan, error) {
 	if err := sf.checkRefine(); err != nil {
 		return nil, err
 	}
-	p := &sweepPlan{ratios: report.DefaultRatios(sf.backends)}
+	p := &sweepPlan{ratios: sweep.DefaultRatios(sf.backends)}
 	if sf.ratios != "" {
-		rs, err := report.ParseRatios(sf.ratios, sf.backends)
+		rs, err := sweep.ParseRatios(sf.ratios, sf.backends)
 		if err != nil {
 			return nil, fmt.Errorf("-ratios: %w", err)
 		}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/pipebench/pipebench/experiment/timeout"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/report"
 )
 
 func init() {
@@ -67,7 +66,7 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 		return usageError(stderr, fmt.Errorf("timeout: %w", flagErr(err, false)))
 	}
 	if out.format == "text" {
-		report.WriteTimeoutHead(stdout, cfg)
+		timeout.WriteHead(stdout, cfg)
 	}
 	if cfg.Rounds > 1 {
 		cfg.OnRound = func(r int) { fmt.Fprintf(stderr, "timeout: round %d/%d\n", r, cfg.Rounds) }
@@ -79,7 +78,7 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 	}
 	var doc record.Doc
 	if res != nil {
-		doc = report.NewTimeoutDoc(rec, res)
+		doc = timeout.NewDoc(rec, res)
 	}
 	return out.finish("timeout", stdout, stderr, doc, err)
 }

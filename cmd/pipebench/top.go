@@ -11,9 +11,8 @@ import (
 
 	pprofile "github.com/google/pprof/profile"
 
+	"github.com/pipebench/pipebench/internal/profile"
 	"github.com/pipebench/pipebench/pipebench"
-	"github.com/pipebench/pipebench/stats/profile"
-	"github.com/pipebench/pipebench/stats/report"
 )
 
 func init() {
@@ -27,7 +26,7 @@ func init() {
 func topCommand(args []string, stdout, stderr io.Writer, _ <-chan struct{}) int {
 	fs := flag.NewFlagSet("pipebench top", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	rows := report.TopRows
+	rows := profile.TopRows
 	fs.Var(intFlag{&rows, 1, 1000000, "rows"}, "rows", "symbols to show")
 	roles := []string{pipebench.RoleReader, pipebench.RoleWriter, pipebench.RoleSelf, profile.OtherRole}
 	role := new(string)
@@ -59,7 +58,7 @@ func topCommand(args []string, stdout, stderr io.Writer, _ <-chan struct{}) int 
 	if err != nil {
 		return usageError(stderr, fmt.Errorf("top: %s is not a pprof profile: %w", path, err))
 	}
-	if err := report.WriteFileTop(stdout, path, prof, rows, *role); err != nil {
+	if err := profile.WriteFileTop(stdout, path, prof, rows, *role); err != nil {
 		fmt.Fprintf(stderr, "pipebench: top: %v\n", err)
 		return exitFailed
 	}

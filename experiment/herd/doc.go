@@ -10,8 +10,10 @@
 // returned and those that found nothing (wasted), wasted reads, tokens, the
 // waiters' CPU time and context switches (a woken waiter that finds nothing
 // ready goes back to sleep inside the kernel: that part of the herd shows
-// only as context switches and system time), and the token accounting. It
-// prints nothing; stats/report formats.
+// only as context switches and system time), and the token accounting.
+// Its text is its own (text.go): the settings side by side, one figure a
+// line, with their off/on ratios (Doc, the herd's record), and the lines
+// printed while it runs (Progress).
 //
 // Waiters are OS threads of this process or, with Mode Processes, this
 // binary started again as a child (internal/child: the binary calls
@@ -19,6 +21,7 @@
 // publish their counts in shared memory (a memfd), so that the
 // measuring process reads them the same way whoever the waiters are.
 //
-// Imports: as imports_test.go at the module's root allows (the table in
-// docs/contributing.md shows the rules).
+// Imports: pipebench, epoll, experiment/record, experiment/text, stats and
+// internal helpers, as imports_test.go at the module's root allows (the
+// table in docs/contributing.md shows the rules).
 package herd

@@ -15,6 +15,7 @@ import (
 	"github.com/pipebench/pipebench/internal/fdlimit"
 	"github.com/pipebench/pipebench/internal/lifecycle"
 	"github.com/pipebench/pipebench/internal/osthread"
+	"github.com/pipebench/pipebench/internal/rounds"
 	"github.com/pipebench/pipebench/internal/tokens"
 	"github.com/pipebench/pipebench/pipebench"
 )
@@ -76,14 +77,13 @@ func Run(c Config) (*Result, error) {
 	return res, nil
 }
 
-// RoundOrder is the order of the settings in round r (from 1): the first
-// round runs them as given, each later one starts one setting further on,
-// so that with two settings the order alternates (off, on; on, off; ...).
+// RoundOrder is the order of the settings in round r (from 1), turned by
+// one each round (rounds.Turned): with two settings the order alternates
+// (off, on; on, off; ...).
 func RoundOrder(settings []bool, r int) []bool {
-	n := len(settings)
-	order := make([]bool, n)
-	for i := range order {
-		order[i] = settings[(i+r-1)%n]
+	order := make([]bool, len(settings))
+	for i, k := range rounds.Turned(len(settings), r) {
+		order[i] = settings[k]
 	}
 	return order
 }

@@ -59,7 +59,7 @@ func mergeRounds(rounds [][]Row) []Row {
 // medianRow is the row of the median of figs, the figures here of those of
 // reps that have one.
 func medianRow(reps []Row, figs []float64) Row {
-	m := stats.Describe(figs, 0.05).Median
+	m := stats.Median(figs)
 	var near Row
 	best := math.Inf(1)
 	for _, rep := range reps {

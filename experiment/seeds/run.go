@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/herd"
+	"github.com/pipebench/pipebench/experiment/report"
 	"github.com/pipebench/pipebench/experiment/sweep"
 	"github.com/pipebench/pipebench/experiment/timeout"
+	"github.com/pipebench/pipebench/internal/profile"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/summary"
-	"github.com/pipebench/pipebench/stats/profile"
 )
 
 // Options are how a reproduction runs.
@@ -245,7 +246,7 @@ func (x *runner) measure(name string, cfg pipebench.Config, kprofile bool) {
 			defer os.RemoveAll(dir)
 			path = filepath.Join(dir, "kernel.pb.gz")
 			prof = profile.NewProfiler("", path)
-			prof.Hook(&cfg)
+			report.HookProfiler(prof, &cfg)
 		}
 	}
 	res, err := x.opt.Run(cfg)

@@ -5,9 +5,11 @@
 // run, and where the curves cross (FindCrossings: every pair of backends,
 // and of tokens-in-flight values, by stats.Crossings), with, when asked,
 // points added inside the crossings' brackets until each is located to a
-// factor (Options.Refine). stats/report lays the points out as a table
-// (rows = pipes, columns = backends, ratio columns such as epoll/poll)
-// and shows the progress; it prints nothing itself.
+// factor (Options.Refine). Its text is its own: the points laid out as a
+// table (rows = pipes, columns = backends, ratio columns such as
+// epoll/poll) with where the curves cross, the skipped points and why (Doc,
+// the sweep's record: text.go, table.go, crosstext.go), and the progress
+// shown as the points run (Bar); its subpackage plot draws it.
 //
 // It also reads reference tables (the seeds' published figures, kept as CSV
 // under testdata/) so that a plot can set today's curves beside them.
@@ -15,6 +17,7 @@
 // The package knows no backend: the command builds one pipebench.Config per
 // point and hands them over as Jobs.
 //
-// Imports: as imports_test.go at the module's root allows (the table in
-// docs/contributing.md shows the rules).
+// Imports: pipebench, pipebench/summary, experiment/record,
+// experiment/text, stats and internal/rounds, as imports_test.go at the
+// module's root allows (the table in docs/contributing.md shows the rules).
 package sweep

@@ -1,6 +1,10 @@
 package sweep
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/pipebench/pipebench/internal/rounds"
+)
 
 // refine narrows the crossings' brackets after the grid has run, step by
 // step. Each step finds the crossings of everything measured so far and,
@@ -49,7 +53,7 @@ func (s *sweeper) refine(grid []Job) error {
 			jobs = append(jobs, j)
 		}
 		s.total += len(jobs) * s.rounds
-		more, err := s.runRounds(jobs, RoundOrders(len(jobs), s.rounds, s.opt.ShuffleSeed+uint64(step)))
+		more, err := s.runRounds(jobs, rounds.Shuffled(len(jobs), s.rounds, s.opt.ShuffleSeed+uint64(step)))
 		if !more {
 			return err
 		}

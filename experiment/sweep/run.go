@@ -3,9 +3,9 @@ package sweep
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
+	"github.com/pipebench/pipebench/internal/rounds"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
@@ -148,7 +148,7 @@ func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
 		res.Crossings = FindCrossings(res)
 		res.Elapsed = time.Since(s.t0)
 	}()
-	more, err := s.runRounds(jobs, RoundOrders(len(jobs), s.rounds, opt.ShuffleSeed))
+	more, err := s.runRounds(jobs, rounds.Shuffled(len(jobs), s.rounds, opt.ShuffleSeed))
 	if !more || refine == nil {
 		return res, err
 	}
@@ -261,25 +261,6 @@ func (s *sweeper) measure(job Job, r int) (runOutcome, error) {
 	res.Points = append(res.Points, p)
 	s.emit(Progress{Kind: Finished, Key: k, Done: 1, Round: r, InPoint: time.Since(p0), Point: &p})
 	return measuredRun, nil
-}
-
-// RoundOrders is the order of the jobs in each of rounds rounds: one
-// round runs them as given; several shuffle every round, from seed and the
-// round's number, so that the same command runs in the same orders.
-func RoundOrders(jobs, rounds int, seed uint64) [][]int {
-	orders := make([][]int, rounds)
-	for r := range orders {
-		o := make([]int, jobs)
-		for i := range o {
-			o[i] = i
-		}
-		if rounds > 1 {
-			rng := rand.New(rand.NewPCG(seed, uint64(r+1)))
-			rng.Shuffle(jobs, func(a, b int) { o[a], o[b] = o[b], o[a] })
-		}
-		orders[r] = o
-	}
-	return orders
 }
 
 func stopped(stop <-chan struct{}) bool {

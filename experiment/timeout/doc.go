@@ -7,16 +7,18 @@
 //
 // Samples of every mechanism and timeout are interleaved, round by round, so
 // that drift in the machine's load touches them all alike. The package
-// returns numbers (every overshoot and their quantiles, from gonum's stat);
-// it prints nothing: stats/report formats them.
+// returns numbers (every overshoot and their quantiles, from gonum's stat)
+// and writes its own text (text.go): a row per mechanism and timeout
+// (Doc, the measurement's record).
 //
 // It makes its wait calls itself (sleepers.go) rather than through the
 // backends' Wait (poll's ppoll, select's pselect6, epoll's epoll_pwait),
-// because the Backend contract retries EINTR inside Wait with the time
-// left: a sleep cut short by a signal would come back as one longer sample,
+// because the Mechanism contract (pipebench.Mechanism) retries EINTR
+// inside Wait with the time left: a sleep cut short by a signal would come back as one longer sample,
 // where this experiment must see the EINTR to discard the sample and take
 // it again. epoll_pwait2 and the timerfd are no backend's calls at all.
 //
-// Imports: as imports_test.go at the module's root allows (the table in
-// docs/contributing.md shows the rules).
+// Imports: pipebench, experiment/record, experiment/text, stats and
+// internal helpers, as imports_test.go at the module's root allows (the
+// table in docs/contributing.md shows the rules).
 package timeout

@@ -37,6 +37,17 @@ func (m Mechanism) String() string {
 // MarshalText writes the mechanism's name into JSON.
 func (m Mechanism) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
 
+// UnmarshalText reads the mechanism's name from JSON: a record reads back
+// as it was written.
+func (m *Mechanism) UnmarshalText(b []byte) error {
+	x, err := ParseMechanism(string(b))
+	if err != nil {
+		return err
+	}
+	*m = x
+	return nil
+}
+
 // Mechanisms lists every mechanism in the order reported.
 func Mechanisms() []Mechanism {
 	ms := make([]Mechanism, numMechanisms)

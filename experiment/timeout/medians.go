@@ -9,7 +9,7 @@ import (
 
 // MedianPoints are the points of several repetitions of the same
 // measurement taken together: each figure (minimum, quantiles, maximum,
-// mean) the median of that point's figures in the repetitions that took
+// mean) the median (stats.MedianOf) of that point's figures in the repetitions that took
 // samples of it; Samples and Interrupted are the repetitions' sums. One
 // repetition gives its own points back, samples included.
 func MedianPoints(reps []Repetition) []Point {
@@ -35,11 +35,7 @@ func MedianPoints(reps []Repetition) []Point {
 			continue
 		}
 		med := func(v func(p *Point) time.Duration) time.Duration {
-			xs := make([]float64, len(pts))
-			for j := range pts {
-				xs[j] = float64(v(&pts[j]))
-			}
-			return time.Duration(math.Round(stats.Describe(xs, 0.05).Median))
+			return time.Duration(math.Round(stats.MedianOf(pts, func(p *Point) float64 { return float64(v(p)) })))
 		}
 		for _, p := range pts {
 			out[i].Samples += p.Samples

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/pipebench/pipebench/internal/osthread"
+	"github.com/pipebench/pipebench/internal/rounds"
 	"github.com/pipebench/pipebench/pipebench"
 )
 
@@ -221,7 +222,8 @@ func Run(c Config) (*Result, error) {
 }
 
 // measure takes the samples round by round: each round visits every point
-// once, starting one point further on than the round before.
+// once, starting one point further on than the round before
+// (rounds.Turned).
 func measure(cfg *Config, sleepers []sleeper, res *Repetition) error {
 	nt := len(cfg.Timeouts)
 	for round := range cfg.Samples {
@@ -231,8 +233,7 @@ func measure(cfg *Config, sleepers []sleeper, res *Repetition) error {
 			return nil
 		default:
 		}
-		for k := range res.Points {
-			i := (round + k) % len(res.Points)
+		for _, i := range rounds.Turned(len(res.Points), round+1) {
 			p := &res.Points[i]
 			if err := sample(sleepers[i/nt], p); err != nil {
 				return fmt.Errorf("%v, %v timeout: %w", p.Mechanism, p.Requested, err)

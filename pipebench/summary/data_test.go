@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/pipebench/pipebench/internal/fixture"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/summary"
-	"github.com/pipebench/pipebench/stats/report/reporttest"
 )
 
 // TestSummaryReadsDataNotBackend: the summary depends on what the run did
@@ -32,7 +32,7 @@ func TestSummaryReadsDataNotBackend(t *testing.T) {
 			{Name: "no such backend"},
 		}
 		for k, be := range backends {
-			res := reporttest.Fixture()
+			res := fixture.Result()
 			set(&res.Setup)
 			if res.Setup.NoReadinessCalls {
 				res.Totals.Calls, res.Totals.EmptyCalls = 0, 0
@@ -48,7 +48,7 @@ func TestSummaryReadsDataNotBackend(t *testing.T) {
 			}
 		}
 	}
-	res := reporttest.Fixture()
+	res := fixture.Result()
 	res.Setup.Backend = &pipebench.Bypass
 	if s := summary.Summarize(res, 1); !s.Applies {
 		t.Error("samples per call left out for a run that made readiness calls, because of its backend's name")

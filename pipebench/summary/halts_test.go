@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pipebench/pipebench/internal/fixture"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/summary"
-	"github.com/pipebench/pipebench/stats/report/reporttest"
 )
 
 // haltWarningsOf picks a summary's warnings about halts.
@@ -41,7 +41,7 @@ func TestHaltsPerEvent(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := reporttest.Fixture()
+			res := fixture.Result()
 			res.Halts = c.halts
 			if c.events == math.MaxUint64 {
 				res.Totals.Events = 0
@@ -84,7 +84,7 @@ func TestHaltWarning(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := reporttest.Fixture()
+			res := fixture.Result()
 			res.Setup.Writer, res.Setup.CPUs = c.writer, c.pinned
 			n := c.halts
 			res.Halts = pipebench.Halts{CPUs: c.allowed, Entries: &n}
@@ -100,7 +100,7 @@ func TestHaltWarning(t *testing.T) {
 			}
 		})
 	}
-	res := reporttest.Fixture()
+	res := fixture.Result()
 	res.Halts = pipebench.Halts{CPUs: []int{0, 1}, Missing: "no cpuidle states for CPU 0"}
 	if w := haltWarningsOf(summary.Summarize(res, 1)); len(w) != 0 {
 		t.Errorf("halts not counted: warnings %q, want none", w)
@@ -130,7 +130,7 @@ func TestSysmonWarning(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res := reporttest.Fixture()
+			res := fixture.Result()
 			res.Setup.Writer, res.Setup.CPUs = c.writer, c.pinned
 			res.Halts = pipebench.Halts{CPUs: c.allowed, Entries: c.halts}
 			var got []string

@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipebench/pipebench/internal/fixture"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/summary"
 	"github.com/pipebench/pipebench/stats"
-	"github.com/pipebench/pipebench/stats/report/reporttest"
 )
 
 func TestSummarizeHandComputed(t *testing.T) {
-	s := summary.Summarize(reporttest.Fixture(), 1)
+	s := summary.Summarize(fixture.Result(), 1)
 	// After warm-up: 100000, 110000, 120000.
 	e := s.EventsPerSec
 	if e.N != 3 || e.Median != 110000 || e.Mean != 110000 || e.Min != 100000 || e.Max != 120000 {
@@ -76,13 +76,13 @@ func TestSummarizeHandComputed(t *testing.T) {
 }
 
 func TestSummarizeWarmupRule(t *testing.T) {
-	if s := summary.Summarize(reporttest.Fixture(), 0); s.EventsPerSec.N != 4 || s.EventsPerSec.Median != 105000 || s.Warmup != 0 {
+	if s := summary.Summarize(fixture.Result(), 0); s.EventsPerSec.N != 4 || s.EventsPerSec.Median != 105000 || s.Warmup != 0 {
 		t.Errorf("-warmup 0 keeps every interval: %+v", s.EventsPerSec)
 	}
 	// A run that ended with no more intervals than the warm-up has nothing
 	// after it: the warm-up is not kept, and the summary says so.
 	for _, warmup := range []int{4, 10} {
-		s := summary.Summarize(reporttest.Fixture(), warmup)
+		s := summary.Summarize(fixture.Result(), warmup)
 		if s.EventsPerSec.N != 0 || s.Warmup != warmup || s.TokensPerSec != 0 {
 			t.Errorf("-warmup %d over 4 intervals: %+v, tokens/sec %v", warmup, s.EventsPerSec, s.TokensPerSec)
 		}
@@ -121,21 +121,21 @@ func checkRestAddsUp(t *testing.T, threads []summary.Cost, process summary.Cost)
 
 func TestRestRows(t *testing.T) {
 	t.Run("WarnsAboveShare", func(t *testing.T) {
-		res := reporttest.Fixture()
+		res := fixture.Result()
 		res.Process = res.Process.Add(pipebench.Usage{System: 30 * time.Millisecond})
 		s := summary.Summarize(res, 1)
 		// 38 ms of 940 ms: 4.0%.
 		if got := restWarningsOf(s); len(got) != 1 || !strings.Contains(got[0], "4.0%") {
 			t.Errorf("warnings %q, want one about the process's other threads at 4.0%%", s.Warnings)
 		}
-		if got := restWarningsOf(summary.Summarize(reporttest.Fixture(), 1)); len(got) != 0 {
+		if got := restWarningsOf(summary.Summarize(fixture.Result(), 1)); len(got) != 0 {
 			t.Errorf("rest under 1%%: warnings %q, want none", got)
 		}
 	})
 	t.Run("WriterProcess", func(t *testing.T) {
-		res := reporttest.Fixture()
+		res := fixture.Result()
 		res.Setup.Writer = pipebench.WriterProcess
-		res.Process = res.ReaderThread.Add(reporttest.FixtureRest)
+		res.Process = res.ReaderThread.Add(fixture.Rest)
 		res.WriterProcess = res.WriterThread.Add(pipebench.Usage{User: time.Millisecond, Voluntary: 100})
 		s := summary.Summarize(res, 1)
 		var who []string
@@ -149,7 +149,7 @@ func TestRestRows(t *testing.T) {
 		checkRestAddsUp(t, []summary.Cost{s.Costs[1], s.Costs[4]}, s.Costs[5])
 	})
 	t.Run("ReadsOnGoroutines", func(t *testing.T) {
-		res := reporttest.Fixture()
+		res := fixture.Result()
 		res.Setup.ReadsOnGoroutines = true
 		res.Process = res.Process.Add(pipebench.Usage{System: time.Second})
 		s := summary.Summarize(res, 1)
@@ -183,12 +183,46 @@ func TestLateWarning(t *testing.T) {
 		}
 		return got
 	}
-	res := reporttest.Fixture()
+	res := fixture.Result()
 	if w := late(summary.Summarize(res, 1)); len(w) != 0 {
 		t.Errorf("intervals at most 4 ms late of 1 s: warnings %q, want none", w)
 	}
 	res.Intervals[2].Late = 11 * time.Millisecond
 	if w := late(summary.Summarize(res, 1)); len(w) != 1 || !strings.Contains(w[0], "interval 3 was counted 11ms after its boundary") {
 		t.Errorf("interval 3 11 ms late of 1 s: warnings %q", w)
+	}
+}
+
+// TestReadersHandComputed: the per-reader figures of a run whose three
+// readers took a half, a quarter and a quarter of every interval's events:
+// over the 3 s after warm-up, 165000, 82500 and 82500 events, that is
+// 55000, 27500 and 27500 evts/sec, 110000 in all; their standard deviation
+// is a third of the mean times the square root of 3 (27500/sqrt(3) over
+// 110000/3), and that over the square root of 3 a quarter exactly.
+func TestReadersHandComputed(t *testing.T) {
+	res := fixture.Result()
+	res.Readers = make([]pipebench.ReaderResult, 3)
+	for i := range res.Intervals {
+		e := res.Intervals[i].Events
+		res.Intervals[i].Readers = []uint64{e / 2, e / 4, e / 4}
+	}
+	r := summary.Summarize(res, 1).Readers
+	if r == nil {
+		t.Fatal("no per-reader figures for three readers")
+	}
+	want := []float64{55000, 27500, 27500}
+	for k, x := range r.EventsPerSec {
+		if math.Abs(x-want[k]) > 1e-9 {
+			t.Errorf("reader %d: %v evts/sec, want %v", k, x, want[k])
+		}
+	}
+	if math.Abs(r.Total-110000) > 1e-9 || math.Abs(r.Mean-110000.0/3) > 1e-9 {
+		t.Errorf("total %v, mean %v; want 110000, %v", r.Total, r.Mean, 110000.0/3)
+	}
+	if math.Abs(r.RelStdDev-math.Sqrt(3)/4) > 1e-12 || math.Abs(r.RelStdErr-0.25) > 1e-12 {
+		t.Errorf("relative sd %v, of the mean %v; want %v, 0.25", r.RelStdDev, r.RelStdErr, math.Sqrt(3)/4)
+	}
+	if summary.Summarize(fixture.Result(), 1).Readers != nil {
+		t.Error("per-reader figures for a run of one reader and one writer")
 	}
 }

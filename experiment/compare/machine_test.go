@@ -1,0 +1,47 @@
+package compare_test
+
+import (
+	"github.com/pipebench/pipebench/experiment/record"
+	"strings"
+	"testing"
+
+	"github.com/pipebench/pipebench/experiment/compare"
+	cmpstat "github.com/pipebench/pipebench/stats/compare"
+)
+
+// TestCompareCPUSignature: two records from hosts whose CPU has the same
+// model name but another family and model (a VM's "AMD EPYC" on two
+// generations) differ in their cpu, which compare says, as it says of any
+// machine fact besides the kernel.
+func TestCompareCPUSignature(t *testing.T) {
+	n := func(x uint64) *uint64 { return &x }
+	a := haltsRecord(t, []*uint64{n(1), n(2), n(3)})
+	b := haltsRecord(t, []*uint64{n(1), n(2), n(3)})
+	a.Environment.CPUModel, a.Environment.CPUSignature = "AMD EPYC", "family 25 model 1"
+	b.Environment.CPUModel, b.Environment.CPUSignature = "AMD EPYC", "family 26 model 2"
+	c, err := compare.New(record.Head{}, [][]*compare.Loaded{{a}, {b}}, compare.Options{Floor: cmpstat.DefaultFloor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cpu *compare.Difference
+	for i := range c.Differences {
+		if c.Differences[i].What == "cpu" {
+			cpu = &c.Differences[i]
+		}
+	}
+	if cpu == nil {
+		t.Fatalf("differences %+v: no cpu", c.Differences)
+	}
+	if got := strings.Join(cpu.Values, " | "); got != "AMD EPYC (family 25 model 1) | AMD EPYC (family 26 model 2)" {
+		t.Errorf("cpu values %q", got)
+	}
+	b.Environment.CPUSignature = a.Environment.CPUSignature
+	if c, err = compare.New(record.Head{}, [][]*compare.Loaded{{a}, {b}}, compare.Options{Floor: cmpstat.DefaultFloor}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range c.Differences {
+		if d.What == "cpu" {
+			t.Errorf("same cpu, yet a difference %+v", d)
+		}
+	}
+}
