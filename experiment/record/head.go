@@ -19,10 +19,14 @@ const (
 	// Version 1 is the JSON before records had a format field; 2 adds it
 	// with the flags, the build and the machine's added facts, and the
 	// repetitions of sweep, herd, timeout and seeds (-count); 3 makes a
-	// run's config block pipebench.Config's JSON, every setting.
-	Version = 3
-	// OldestVersion is the oldest version compare reads: versions 2 and 3
-	// differ in the config block only, which compare does not read.
+	// run's config block pipebench.Config's JSON, every setting; 4 makes a
+	// run summary's warnings values (their kind and figures) where they
+	// were sentences, and leaves the sample's own out (its n, noisy, cv
+	// say them).
+	Version = 4
+	// OldestVersion is the oldest version compare reads: versions 2 to 4
+	// differ in the config block and the warnings only, which compare does
+	// not read.
 	OldestVersion = 2
 )
 

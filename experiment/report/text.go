@@ -223,7 +223,7 @@ func (t *Text) RunDone(r *summary.Run) error {
 		t.printf("per writer     %s", writerTokens(res.Writers))
 	}
 	t.printf("setup          %d pipes in %s", st.Pipes, text.Nanos(s.SetupMillis*1e6))
-	for _, w := range s.Warnings {
+	for _, w := range runWarnings(r) {
 		t.printf("warning: %s", w)
 	}
 	return t.err
@@ -233,7 +233,7 @@ func (t *Text) RunDone(r *summary.Run) error {
 func (t *Text) Finish(d *Doc) error {
 	if len(d.Runs) > 1 {
 		t.printf("%s", AcrossLine(d))
-		for _, w := range d.Summary.Warnings {
+		for _, w := range sampleWarnings(d.Summary.EventsPerSec, "run") {
 			t.printf("warning: across runs: %s", w)
 		}
 	}

@@ -43,7 +43,6 @@ type Across struct {
 	Summarized   int          `json:"runs_summarized"`
 	LeftOut      int          `json:"runs_left_out"`
 	EventsPerSec stats.Sample `json:"evts_per_sec_of_run_medians"`
-	Warnings     []string     `json:"warnings,omitempty"`
 }
 
 // SummarizeRuns summarises the runs that are not left out.
@@ -54,11 +53,7 @@ func SummarizeRuns(runs []Run) Across {
 			xs = append(xs, r.Summary.EventsPerSec.Median)
 		}
 	}
-	a := Across{Runs: len(runs), Summarized: len(xs), LeftOut: len(runs) - len(xs), EventsPerSec: stats.Describe(xs, NoisyCV)}
-	if len(runs) > 1 {
-		a.Warnings = a.EventsPerSec.Warnings("run")
-	}
-	return a
+	return Across{Runs: len(runs), Summarized: len(xs), LeftOut: len(runs) - len(xs), EventsPerSec: stats.Describe(xs, NoisyCV)}
 }
 
 // leftOut says why run r is not a sample of its configuration, "" when it

@@ -10,11 +10,11 @@ import (
 	"github.com/pipebench/pipebench/pipebench/summary"
 )
 
-// haltWarningsOf picks a summary's warnings about halts.
-func haltWarningsOf(s summary.Summary) []string {
-	var got []string
+// warningsOf picks a summary's warnings of kind k.
+func warningsOf(s summary.Summary, k summary.Kind) []summary.Warning {
+	var got []summary.Warning
 	for _, w := range s.Warnings {
-		if strings.Contains(w, "halts/evt") {
+		if w.Kind == k {
 			got = append(got, w)
 		}
 	}
@@ -89,21 +89,21 @@ func TestHaltWarning(t *testing.T) {
 			n := c.halts
 			res.Halts = pipebench.Halts{CPUs: c.allowed, Entries: &n}
 			s := summary.Summarize(res, 1)
-			w := haltWarningsOf(s)
+			w := warningsOf(s, summary.ManyHalts)
 			switch {
 			case !c.warned && len(w) > 0:
-				t.Errorf("halts/evt %v: warnings %q, want none", *s.HaltsPerEvent, w)
+				t.Errorf("halts/evt %v: warnings %+v, want none", *s.HaltsPerEvent, w)
 			case c.warned && len(w) != 1:
-				t.Errorf("halts/evt %v: warnings %q, want one", *s.HaltsPerEvent, w)
-			case c.warned && !strings.Contains(w[0], "-cpu pins them, taskset confines them"):
-				t.Errorf("warning %q does not say what to do", w[0])
+				t.Errorf("halts/evt %v: warnings %+v, want one", *s.HaltsPerEvent, w)
+			case c.warned && (w[0].Value != *s.HaltsPerEvent || w[0].Limit != summary.HaltsAbove):
+				t.Errorf("warning %+v: want halts/evt %v above %v", w[0], *s.HaltsPerEvent, summary.HaltsAbove)
 			}
 		})
 	}
 	res := fixture.Result()
 	res.Halts = pipebench.Halts{CPUs: []int{0, 1}, Missing: "no cpuidle states for CPU 0"}
-	if w := haltWarningsOf(summary.Summarize(res, 1)); len(w) != 0 {
-		t.Errorf("halts not counted: warnings %q, want none", w)
+	if w := warningsOf(summary.Summarize(res, 1), summary.ManyHalts); len(w) != 0 {
+		t.Errorf("halts not counted: warnings %+v, want none", w)
 	}
 }
 
@@ -133,17 +133,9 @@ func TestSysmonWarning(t *testing.T) {
 			res := fixture.Result()
 			res.Setup.Writer, res.Setup.CPUs = c.writer, c.pinned
 			res.Halts = pipebench.Halts{CPUs: c.allowed, Entries: c.halts}
-			var got []string
-			for _, w := range summary.Summarize(res, 1).Warnings {
-				if strings.Contains(w, "sysmon") {
-					got = append(got, w)
-				}
-			}
-			switch {
-			case c.warned && (len(got) != 1 || !strings.Contains(got[0], "-tick 10ms") || !strings.Contains(got[0], "-cpu")):
-				t.Errorf("warnings %q, want one naming the yardstick's -tick and -cpu", got)
-			case !c.warned && len(got) != 0:
-				t.Errorf("warnings %q, want none", got)
+			got := warningsOf(summary.Summarize(res, 1), summary.Sysmon)
+			if c.warned && len(got) != 1 || !c.warned && len(got) != 0 {
+				t.Errorf("sysmon warnings %+v, want one: %v", got, c.warned)
 			}
 		})
 	}

@@ -2,17 +2,17 @@
 // alone: the evts/sec summary over the intervals after warm-up (the one
 // warm-up rule of every format), samples per call, the ready-per-call and
 // latency distributions, system calls per event, the CPU and context-switch
-// cost of each thread and process, warnings as values, and the summary
-// across the runs of one configuration (-count), with the rule that says
-// which runs it leaves out. It does no I/O and prints nothing: stats/report
-// formats a Summary, experiment/sweep keeps a point of one.
+// cost of each thread and process, warnings as typed values (Warning: which
+// condition, which figures), and the summary across the runs of one
+// configuration (-count), with the rule that says which runs it leaves out.
+// It does no I/O, prints nothing and names no flag: experiment/report
+// words a Summary, experiment/sweep keeps a point of one.
 //
-// Imports: as imports_test.go at the module's root allows (the table in
-// docs/contributing.md shows the rules).
+// Imports: pipebench and stats, as imports_test.go at the module's root
+// allows (the table in docs/contributing.md shows the rules).
 package summary
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
@@ -80,8 +80,9 @@ type Summary struct {
 	Latency *Latency `json:"latency,omitempty"`
 	// SetupMillis is how long making and registering the pipes took.
 	SetupMillis float64 `json:"setup_ms"`
-	// Warnings travel as values; writers decide how to show them.
-	Warnings []string `json:"warnings,omitempty"`
+	// Warnings are the conditions of the run its reader must be told of,
+	// as values (Warning); experiment/report words them.
+	Warnings []Warning `json:"warnings,omitempty"`
 }
 
 // PerCall describes ready descriptors per readiness call, from the run's
@@ -153,39 +154,7 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 		s.Latency = &Latency{Tokens: l.Count(), P50: quantile(l, 0.5), P90: quantile(l, 0.9), P99: quantile(l, 0.99),
 			P999: quantile(l, 0.999), Max: l.Max()}
 	}
-	switch n := len(res.Intervals); {
-	case n == 0:
-		s.Warnings = append(s.Warnings, "no full interval: the run ended before the first interval")
-	case len(ivs) == 0:
-		s.Warnings = append(s.Warnings, fmt.Sprintf("no interval after warm-up: the run ended after %s, all warm-up (-warmup %d)", Plural(n, "interval"), warmup))
-	default:
-		s.Warnings = s.EventsPerSec.Warnings("interval")
-	}
-	if t.Spurious > 0 {
-		s.Warnings = append(s.Warnings, "the backend reported pipes ready that had nothing to read")
-	}
-	s.Warnings = append(s.Warnings, restWarnings(res)...)
-	if w := lateWarning(res); w != "" {
-		s.Warnings = append(s.Warnings, w)
-	}
-	if w := haltWarning(res, s.HaltsPerEvent); w != "" {
-		s.Warnings = append(s.Warnings, w)
-	}
-	if w := sysmonWarning(res); w != "" {
-		s.Warnings = append(s.Warnings, w)
-	}
-	if c := h.Clamped(); c > 0 {
-		s.Warnings = append(s.Warnings, fmt.Sprintf("ready/call: %s above %d ready, counted as %d", Plural(int(c), "call"), h.Highest(), h.Highest()))
-	}
-	if l := &res.Latency; l.Count() > 0 {
-		if c := l.Clamped(); c > 0 {
-			top := time.Duration(l.Highest())
-			s.Warnings = append(s.Warnings, fmt.Sprintf("latency: %s waited longer than %v, counted as %v in the quantiles", Plural(int(c), "token"), top, top))
-		}
-		if z := l.Zeros(); z > 0 {
-			s.Warnings = append(s.Warnings, fmt.Sprintf("latency: %s read at or before the time stamped on them, counted as 0ns", Plural(int(z), "token")))
-		}
-	}
+	s.Warnings = warnings(res, &s)
 	return s
 }
 
@@ -212,12 +181,4 @@ func Syscalls(res *pipebench.Result) uint64 {
 // quantile is h's q-quantile to the digits h holds.
 func quantile(h *stats.Hist, q float64) float64 {
 	return stats.RoundSig(h.Quantile(q), stats.HistDigits)
-}
-
-// Plural says n things: "1 interval", "2 intervals".
-func Plural(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
 }

@@ -86,8 +86,8 @@ func TestSummarizeWarmupRule(t *testing.T) {
 		if s.EventsPerSec.N != 0 || s.Warmup != warmup || s.TokensPerSec != 0 {
 			t.Errorf("-warmup %d over 4 intervals: %+v, tokens/sec %v", warmup, s.EventsPerSec, s.TokensPerSec)
 		}
-		if len(s.Warnings) == 0 || !strings.Contains(s.Warnings[0], "no interval after warm-up: the run ended after 4 intervals") {
-			t.Errorf("-warmup %d over 4 intervals: warnings %q", warmup, s.Warnings)
+		if want := (summary.Warning{Kind: summary.NoIntervalAfterWarmup, Count: 4, Warmup: warmup}); len(s.Warnings) == 0 || s.Warnings[0] != want {
+			t.Errorf("-warmup %d over 4 intervals: warnings %+v, want first %+v", warmup, s.Warnings, want)
 		}
 	}
 }
@@ -125,11 +125,11 @@ func TestRestRows(t *testing.T) {
 		res.Process = res.Process.Add(pipebench.Usage{System: 30 * time.Millisecond})
 		s := summary.Summarize(res, 1)
 		// 38 ms of 940 ms: 4.0%.
-		if got := restWarningsOf(s); len(got) != 1 || !strings.Contains(got[0], "4.0%") {
-			t.Errorf("warnings %q, want one about the process's other threads at 4.0%%", s.Warnings)
+		if got := warningsOf(s, summary.BusyRest); len(got) != 1 || got[0].Who != "process" || math.Abs(got[0].Value-38.0/940) > 1e-12 || got[0].Limit != summary.RestShare {
+			t.Errorf("warnings %+v, want one about the process's other threads at 38/940", s.Warnings)
 		}
-		if got := restWarningsOf(summary.Summarize(fixture.Result(), 1)); len(got) != 0 {
-			t.Errorf("rest under 1%%: warnings %q, want none", got)
+		if got := warningsOf(summary.Summarize(fixture.Result(), 1), summary.BusyRest); len(got) != 0 {
+			t.Errorf("rest under 1%%: warnings %+v, want none", got)
 		}
 	})
 	t.Run("WriterProcess", func(t *testing.T) {
@@ -156,40 +156,21 @@ func TestRestRows(t *testing.T) {
 		if s.Costs[2].Who != "goroutines" {
 			t.Errorf("with reads on goroutines the other threads are named %q, want goroutines", s.Costs[2].Who)
 		}
-		if got := restWarningsOf(s); len(got) != 0 {
-			t.Errorf("goroutines that read are the reading, not overhead: warnings %q", got)
+		if got := warningsOf(s, summary.BusyRest); len(got) != 0 {
+			t.Errorf("goroutines that read are the reading, not overhead: warnings %+v", got)
 		}
 	})
 }
 
-// restWarningsOf picks a summary's warnings about the other threads.
-func restWarningsOf(s summary.Summary) []string {
-	var got []string
-	for _, w := range s.Warnings {
-		if strings.Contains(w, "threads other than the reader and writer") {
-			got = append(got, w)
-		}
-	}
-	return got
-}
-
 func TestLateWarning(t *testing.T) {
-	late := func(s summary.Summary) []string {
-		var got []string
-		for _, w := range s.Warnings {
-			if strings.Contains(w, "after its boundary") {
-				got = append(got, w)
-			}
-		}
-		return got
-	}
 	res := fixture.Result()
-	if w := late(summary.Summarize(res, 1)); len(w) != 0 {
-		t.Errorf("intervals at most 4 ms late of 1 s: warnings %q, want none", w)
+	if w := warningsOf(summary.Summarize(res, 1), summary.LateInterval); len(w) != 0 {
+		t.Errorf("intervals at most 4 ms late of 1 s: warnings %+v, want none", w)
 	}
 	res.Intervals[2].Late = 11 * time.Millisecond
-	if w := late(summary.Summarize(res, 1)); len(w) != 1 || !strings.Contains(w[0], "interval 3 was counted 11ms after its boundary") {
-		t.Errorf("interval 3 11 ms late of 1 s: warnings %q", w)
+	want := summary.Warning{Kind: summary.LateInterval, Interval: 3, Late: 11 * time.Millisecond, Limit: summary.LateShare}
+	if w := warningsOf(summary.Summarize(res, 1), summary.LateInterval); len(w) != 1 || w[0] != want {
+		t.Errorf("interval 3 11 ms late of 1 s: warnings %+v, want %+v", w, want)
 	}
 }
 
