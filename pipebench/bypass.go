@@ -138,7 +138,7 @@ func (b *bypass) Run(s *Surface) error {
 // clock only in latency mode.
 func (b *bypass) move(s *Surface, w *Worker, at []int32, size int) error {
 	var buf [LatencyTokenSize]byte
-	var c Batch // moved since the last publication
+	var c Tally // moved since the last publication
 	defer func() { w.Count(&c) }()
 	for !s.Stopped() {
 		for k := range at {
@@ -163,7 +163,7 @@ func (b *bypass) move(s *Surface, w *Worker, at []int32, size int) error {
 			at[k] = int32(j)
 			if c.Events == bypassPublish {
 				w.Count(&c)
-				c = Batch{}
+				c = Tally{}
 				if s.Stopped() {
 					return nil
 				}
@@ -202,7 +202,7 @@ func (b *bypass) follow(s *Surface, w *Worker, f *followed) error {
 	size := s.TokenSize()
 	every := followCredits(s.InFlight())
 	var buf [LatencyTokenSize]byte
-	var c Batch // since the last publication
+	var c Tally // since the last publication
 	defer func() { w.Count(&c) }()
 	for !s.Stopped() {
 		i := f.route.Pick()
@@ -236,7 +236,7 @@ func (b *bypass) follow(s *Surface, w *Worker, f *followed) error {
 		}
 		if c.Events == bypassPublish {
 			w.Count(&c)
-			c = Batch{}
+			c = Tally{}
 		}
 	}
 	return nil

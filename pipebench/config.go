@@ -363,9 +363,9 @@ func (c *Config) checkShare() error {
 	return nil
 }
 
-// share is reader k's share of the pipes: lo to hi-1; with Share, all of
+// part is reader k's part of the pipes: lo to hi-1; with Share, all of
 // them.
-func (c *Config) share(k int) (lo, hi int) {
+func (c *Config) part(k int) (lo, hi int) {
 	if c.Share {
 		return 0, c.Pipes
 	}

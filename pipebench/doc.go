@@ -4,7 +4,7 @@
 // from a writer process) and counts everything it does, so that select, poll,
 // epoll and later mechanisms are measured on exactly the same workload. A
 // run may have several reader threads, each with a Mechanism instance over
-// its own share of the pipes, and several writer threads, each owning its
+// its own part of the pipes, and several writer threads, each owning its
 // own pipes and tokens (Config.Readers, Config.Writers).
 //
 // A backend is one of two small tables (backend.go): a Mechanism answers

@@ -71,7 +71,7 @@ type Surface struct {
 // result takes them from.
 func (r *run) runLoop(l Loop, rd *reader) error {
 	s := &rd.Surface
-	s.Done, s.WaitTimeout = r.halt.Done(), r.cfg.WaitTimeout
+	s.Done, s.WaitTimeout = r.ending.Done(), r.cfg.WaitTimeout
 	err := l.Run(s)
 	if ws := rd.ctr.workers.Load(); ws != nil && s.latency() {
 		for _, w := range *ws {
@@ -191,15 +191,15 @@ type Worker struct {
 	_    [64]byte
 }
 
-// Batch counts what a reader did since it last counted: the harness's
+// Tally counts what a reader did since it last counted: the harness's
 // reader counts one readiness call's, a Worker one read's (Got) or a
 // loop's batch of reads (Count).
-type Batch struct {
+type Tally struct {
 	Events, Tokens, Reads, Writes, Spurious uint64
 }
 
 // Count adds b to the worker's counts.
-func (w *Worker) Count(b *Batch) {
+func (w *Worker) Count(b *Tally) {
 	w.events.Add(b.Events)
 	w.tokens.Add(b.Tokens)
 	w.reads.Add(b.Reads)

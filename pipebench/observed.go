@@ -131,7 +131,7 @@ func (r *run) result(th *threads) *Result {
 	if cfg.several() {
 		res.Readers = make([]ReaderResult, len(o.final))
 		for k, c := range o.final {
-			lo, hi := cfg.share(k)
+			lo, hi := cfg.part(k)
 			res.Readers[k] = ReaderResult{TID: th.readerTIDs[k], First: lo, Pipes: hi - lo, Totals: c, Usage: th.readerUse[k]}
 		}
 		if r.plan.Writer == WriterThread {

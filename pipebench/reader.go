@@ -51,7 +51,7 @@ type reader struct {
 	// held what the calls since then counted, published every
 	// publishEvery calls or when the reporter asks (counters.want).
 	syscalls uint64
-	held     batch
+	held     pending
 	// churn descriptors are removed and re-added after every call.
 	churn      int
 	churnRoute tokens.Router
@@ -106,7 +106,7 @@ func (r *reader) loop() error {
 // hot is the reader's loop, until stop is set or something fails: the
 // readiness call, which is the Mechanism's Wait and nothing else; the
 // count of the call; serve, for the pipes it reported; and, every
-// publishEvery calls or when the reporter asks, share. Wait retries a
+// publishEvery calls or when the reporter asks, flush. Wait retries a
 // call a signal ends (EINTR), and its prologue is where the goroutine
 // stops when the runtime asks it to (a stop-the-world; with asynchronous
 // preemption off, once the wait in progress has returned or timed out).
@@ -131,7 +131,7 @@ func (r *reader) hot() error {
 			return err
 		}
 		if b.calls >= publishEvery || r.ctr.want.Load() {
-			r.share()
+			r.flush()
 		}
 	}
 	return nil
@@ -213,7 +213,7 @@ func (r *reader) readPipe(tag int32) (k int, tok []byte, err error) {
 	}
 }
 
-// share publishes what the reader holds and answers the reporter if it
+// flush publishes what the reader holds and answers the reporter if it
 // asked. It stays a call (noinline), made once every publishEvery calls:
 // the publication's locked adds and the answer's store and channel send
 // are then not in the loop's functions (hot, serve, readPipe), which hold
@@ -221,14 +221,14 @@ func (r *reader) readPipe(tag int32) (k int, tok []byte, err error) {
 // (TestHotPathLocksNothing looks).
 //
 //go:noinline
-func (r *reader) share() {
+func (r *reader) flush() {
 	r.publish()
 	r.ctr.answer()
 }
 
-// batch counts what the readiness calls since the last publication led
+// pending counts what the readiness calls since the last publication led
 // to (reader.held).
-type batch struct {
+type pending struct {
 	events, tokens, reads, writes, spurious, changes uint64
 	calls, empty                                     uint64 // calls, and those that returned nothing
 }
@@ -284,7 +284,7 @@ func (r *reader) creditWriters(c *Config, lo, hi int, pipes []creditPipe) {
 
 // payWriters returns what one call's reads owe each writer, one credit
 // write per writer owed, and counts what each writer's pipes gave.
-func (r *reader) payWriters(b *batch) error {
+func (r *reader) payWriters(b *pending) error {
 	for w, n := range r.owed {
 		if n == 0 {
 			continue
@@ -328,7 +328,7 @@ func (r *reader) publish() {
 	}
 	r.ctr.end()
 	r.syscalls = s
-	*b = batch{}
+	*b = pending{}
 }
 
 // churnOnce removes and re-adds churn descriptors, chosen at random.

@@ -102,7 +102,7 @@ type run struct {
 	ctrs []counters // every reader's, one each (padded)
 	stop atomic.Bool
 
-	halt lifecycle.Halt // the first failure; Done closed when the run must end
+	ending lifecycle.Ending // the first failure; Done closed when the run must end
 
 	// obs is what the run observes as it goes, from which result builds
 	// the Result once, at the end (observed.go).
@@ -115,7 +115,7 @@ type creditPipe struct{ r, w int32 }
 
 // fail records the first failure and ends the run.
 func (r *run) fail(err error) {
-	r.halt.Record(err)
+	r.ending.Record(err)
 	r.end()
 }
 
@@ -124,14 +124,14 @@ func (r *run) fail(err error) {
 // first end touches the shared copy, which release unmaps after its own.
 func (r *run) end() {
 	r.stop.Store(true)
-	r.halt.End(func() {
+	r.ending.End(func() {
 		if r.wstop != nil {
 			r.wstop.Flag.Store(true)
 		}
 	})
 }
 
-func (r *run) failure() error { return r.halt.Err() }
+func (r *run) failure() error { return r.ending.Err() }
 
 func (r *run) setup() error {
 	t0 := time.Now()
@@ -139,7 +139,7 @@ func (r *run) setup() error {
 	mode := r.plan.Writer
 	// The backend first: a mechanism this kernel does not offer (io_uring
 	// disabled, say) is reported before any pipe or process is made. One
-	// instance per reader, each sized for its share of the pipes.
+	// instance per reader, each sized for its part of the pipes.
 	for k := range cfg.Readers {
 		be, err := r.openBackend(k)
 		if err != nil {
@@ -246,21 +246,21 @@ func (r *run) makePipes() error {
 	}
 	defer ch.close()
 	shared := r.cfg.Source.shared()
-	var batch []int
-	k, lo, hi := 0, 0, 0 // the reader whose share holds pipe i, and its share
-	_, hi = r.cfg.share(0)
+	var toSend []int
+	k, lo, hi := 0, 0, 0 // the reader whose part holds pipe i, and its part
+	_, hi = r.cfg.part(0)
 	flush := func() error {
-		if len(batch) == 0 {
+		if len(toSend) == 0 {
 			return nil
 		}
-		err := r.proc.sendFDs(batch)
+		err := r.proc.sendFDs(toSend)
 		if !shared {
 			// The writer process has its own copies now.
-			for _, fd := range batch {
+			for _, fd := range toSend {
 				unix.Close(fd)
 			}
 		}
-		batch = batch[:0]
+		toSend = toSend[:0]
 		if err != nil {
 			return r.procErr(err)
 		}
@@ -277,8 +277,8 @@ func (r *run) makePipes() error {
 		if r.proc == nil {
 			r.wfds = append(r.wfds, int32(p[1]))
 		} else {
-			batch = append(batch, p[1])
-			if len(batch) == child.MaxFDs {
+			toSend = append(toSend, p[1])
+			if len(toSend) == child.MaxFDs {
 				if err := flush(); err != nil {
 					return err
 				}
@@ -292,7 +292,7 @@ func (r *run) makePipes() error {
 		}
 		for i >= hi {
 			k++
-			lo, hi = r.cfg.share(k)
+			lo, hi = r.cfg.part(k)
 		}
 		if err := r.bes[k].Add(p[0], int32(i-lo)); err != nil {
 			return fmt.Errorf("register pipe %d (fd %d) with %s%s: %w", i, p[0], r.cfg.Backend.Name, r.readerName(k), err)
@@ -335,12 +335,12 @@ func (r *run) readerName(k int) string {
 	return fmt.Sprintf(" (reader %d of %d)", k, r.cfg.Readers)
 }
 
-// openBackend opens reader k's backend instance, sized for its share of
+// openBackend opens reader k's backend instance, sized for its part of
 // the pipes: the Loop (one reader), or a Mechanism; with Config.Share,
 // readers after the first get a share of the first's Mechanism.
 func (r *run) openBackend(k int) (Interest, error) {
 	cfg := &r.cfg
-	lo, hi := cfg.share(k)
+	lo, hi := cfg.part(k)
 	o := Options{Pipes: hi - lo, MaxFD: int(r.plan.Limit) - 1, Nest: cfg.Nest}
 	if cfg.Backend.IsLoop() {
 		l, err := cfg.Backend.OpenLoop(o)
@@ -366,12 +366,12 @@ func (r *run) openBackend(k int) (Interest, error) {
 }
 
 // maxEvents is the length of reader k's ready slice: Config.MaxEvents, or
-// its share of the pipes.
+// its part of the pipes.
 func (r *run) maxEvents(k int) int {
 	if r.cfg.MaxEvents > 0 {
 		return r.cfg.MaxEvents
 	}
-	lo, hi := r.cfg.share(k)
+	lo, hi := r.cfg.part(k)
 	return hi - lo
 }
 
@@ -425,7 +425,7 @@ func (r *run) procErr(err error) error {
 	return err
 }
 
-func (r *run) replaceErr(err error) { r.halt.Replace(err) }
+func (r *run) replaceErr(err error) { r.ending.Replace(err) }
 
 // enterThread locks the calling goroutine to its OS thread, labels it for
 // the CPU profile, pins it to cpu when -cpu asks (cpu >= 0) and sends its

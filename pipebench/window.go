@@ -29,7 +29,7 @@ func (r *run) measure() (*Result, error) {
 	}
 	th := r.startThreads(rds)
 	w := r.openWindow(th)
-	r.report(w, th.readDone)
+	r.closeIntervals(w, th.readDone)
 	r.closeWindow(rds, th, w)
 	r.collectWriter(th)
 	r.obs.process, _ = w.process.Stop()
@@ -39,11 +39,11 @@ func (r *run) measure() (*Result, error) {
 	return res, r.outcome(res)
 }
 
-// newReader makes reader k of the window, over its share of the pipes:
+// newReader makes reader k of the window, over its part of the pipes:
 // its routes, histograms and settings.
 func (r *run) newReader(k int) *reader {
 	cfg := &r.cfg
-	lo, hi := cfg.share(k)
+	lo, hi := cfg.part(k)
 	ctr := &r.ctrs[k]
 	ctr.ack = make(chan struct{}, 1)
 	rd := &reader{
@@ -191,7 +191,7 @@ func receiveTIDs(cs []chan int) []int {
 }
 
 // newWriter makes writer thread w: the write ends of its own pipes, a route
-// among them, its share of the tokens and its credit pipe. One writer
+// among them, its part of the tokens and its credit pipe. One writer
 // writes every pipe.
 func (r *run) newWriter(w int) *tokens.Writer {
 	cfg := &r.cfg
@@ -249,7 +249,7 @@ func (r *run) openWindow(th *threads) window {
 			case <-r.proc.Done():
 				cause, _ := r.proc.exitCause(0)
 				r.fail(fmt.Errorf("%s during the run", cause))
-			case <-r.halt.Done():
+			case <-r.ending.Done():
 			}
 		}()
 	}
@@ -430,9 +430,9 @@ func (r *run) account() {
 	}
 }
 
-// report closes an interval at every boundary until the duration is over,
+// closeIntervals closes an interval at every boundary until the duration is over,
 // Stop is closed, the run stalls or fails.
-func (r *run) report(w window, readDone <-chan struct{}) {
+func (r *run) closeIntervals(w window, readDone <-chan struct{}) {
 	cfg := &r.cfg
 	t0, ctl0, clocks := w.t0, w.ctl0, w.clocks
 	var prev Counts
@@ -441,7 +441,7 @@ func (r *run) report(w window, readDone <-chan struct{}) {
 	prevCPU := w.cpu0
 	last := t0
 	clock := lifecycle.Clock{Start: t0, Every: cfg.Interval, For: cfg.Duration, StallAfter: cfg.StallAfter}
-	end, idle := clock.Run(cfg.Stop, r.halt.Done(), readDone, func(k int, woke time.Time) (bool, bool) {
+	end, idle := clock.Run(cfg.Stop, r.ending.Done(), readDone, func(k int, woke time.Time) (bool, bool) {
 		r.freshen()
 		now := time.Now()
 		per := r.snapshot()

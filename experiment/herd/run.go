@@ -120,7 +120,7 @@ type setting struct {
 	writerStopped bool // the stop word was sent
 	writerUsage   osthread.Usage
 
-	halt lifecycle.Halt // the first failure ends the measurement
+	ending lifecycle.Ending // the first failure ends the measurement
 
 	res Setting
 }
@@ -202,7 +202,7 @@ func (s *setting) startThreads() error {
 			defer wg.Done()
 			runtime.LockOSThread()
 			if err := w.serve(unix.Gettid()); err != nil {
-				s.halt.Fail(fmt.Errorf("waiter thread %d: %w", i, err))
+				s.ending.Fail(fmt.Errorf("waiter thread %d: %w", i, err))
 			}
 		}()
 	}
@@ -244,7 +244,7 @@ func (s *setting) checkChildren() error {
 func (s *setting) awaitReady(limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for !s.counts.all(fReady) {
-		if err := s.halt.Err(); err != nil {
+		if err := s.ending.Err(); err != nil {
 			return err
 		}
 		if err := s.checkChildren(); err != nil {
@@ -273,7 +273,7 @@ func (s *setting) measure() (*Setting, error) {
 		defer runtime.UnlockOSThread()
 		u := osthread.StartUsage(unix.RUSAGE_THREAD)
 		if err := s.writer.Run(); err != nil {
-			s.halt.Fail(err)
+			s.ending.Fail(err)
 		}
 		if usage, err := u.Stop(); err == nil {
 			s.writerUsage = usage
@@ -287,26 +287,26 @@ func (s *setting) measure() (*Setting, error) {
 		s.res.Process = usage
 	}
 	if err := s.stopWaiters(10 * time.Second); err != nil {
-		s.halt.Fail(err)
+		s.ending.Fail(err)
 	}
 	if err := s.stopWriter(10 * time.Second); err != nil {
-		s.halt.Fail(err)
+		s.ending.Fail(err)
 	}
 	s.res.Writer = s.writerUsage
 	s.collect()
 	if s.writer != nil && s.stopped {
 		drained, err := s.drain()
 		if err != nil {
-			s.halt.Fail(err)
+			s.ending.Fail(err)
 		}
 		t := pipebench.Tokens{Sent: s.writer.Counts.Sent, Received: s.res.Totals.Tokens, Drained: drained}
 		t.Lost = int64(t.Sent) - int64(t.Received) - int64(t.Drained)
 		s.res.Tokens = t
 		if t.Lost != 0 {
-			s.halt.Fail(&pipebench.TokenLossError{Tokens: t})
+			s.ending.Fail(&pipebench.TokenLossError{Tokens: t})
 		}
 	}
-	return &s.res, s.halt.Err()
+	return &s.res, s.ending.Err()
 }
 
 // report closes an interval at every boundary until the duration is over,
@@ -315,10 +315,10 @@ func (s *setting) report(t0 time.Time, start Counts) {
 	c := s.cfg
 	prev, last := start, t0
 	clock := lifecycle.Clock{Start: t0, Every: c.Interval, For: c.Duration, StallAfter: c.StallAfter}
-	end, idle := clock.Run(c.Stop, s.halt.Done(), nil, func(k int, now time.Time) (bool, bool) {
+	end, idle := clock.Run(c.Stop, s.ending.Done(), nil, func(k int, now time.Time) (bool, bool) {
 		snap := s.counts.sum()
 		if err := s.checkChildren(); err != nil {
-			s.halt.Fail(fmt.Errorf("during the run: %w", err))
+			s.ending.Fail(fmt.Errorf("during the run: %w", err))
 			return false, false
 		}
 		iv := newInterval(s.exclusive, k, snap.Sub(prev), now.Sub(last))
@@ -333,7 +333,7 @@ func (s *setting) report(t0 time.Time, start Counts) {
 	case lifecycle.Interrupted:
 		s.res.Interrupted = true
 	case lifecycle.Stalled:
-		s.halt.Fail(&pipebench.StallError{For: idle.Round(time.Millisecond), Received: prev.Tokens})
+		s.ending.Fail(&pipebench.StallError{For: idle.Round(time.Millisecond), Received: prev.Tokens})
 	}
 }
 

@@ -18,17 +18,17 @@ type End int
 const (
 	Over        End = iota // For has passed
 	Interrupted            // stop was closed
-	Halted                 // halt or done was closed, or tick said not to go on
+	Ended                  // ending or done was closed, or tick said not to go on
 	Stalled                // StallAfter passed without progress
 )
 
 // Run calls tick at every boundary Start + k·Every, k from 1, with the
 // time it woke, until the clock ends (End says why; idle is how long
 // nothing progressed, for Stalled). tick reports whether the interval made
-// progress and whether to go on. stop, halt and done may be nil. Each
+// progress and whether to go on. stop, ending and done may be nil. Each
 // boundary is timed from Start, so that a late wake-up does not delay the
 // next.
-func (c Clock) Run(stop, halt, done <-chan struct{}, tick func(k int, now time.Time) (progressed, goOn bool)) (end End, idle time.Duration) {
+func (c Clock) Run(stop, ending, done <-chan struct{}, tick func(k int, now time.Time) (progressed, goOn bool)) (end End, idle time.Duration) {
 	lastProgress := c.Start
 	timer := time.NewTimer(c.Every)
 	defer timer.Stop()
@@ -37,15 +37,15 @@ func (c Clock) Run(stop, halt, done <-chan struct{}, tick func(k int, now time.T
 		case <-timer.C:
 		case <-stop:
 			return Interrupted, 0
-		case <-halt:
-			return Halted, 0
+		case <-ending:
+			return Ended, 0
 		case <-done:
-			return Halted, 0
+			return Ended, 0
 		}
 		now := time.Now()
 		progressed, goOn := tick(k, now)
 		if !goOn {
-			return Halted, 0
+			return Ended, 0
 		}
 		if progressed {
 			lastProgress = now

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// TestHaltKeepsTheFirstFailure: of many concurrent failures one is kept,
+// TestEndingKeepsTheFirstFailure: of many concurrent failures one is kept,
 // the first End's function runs once, and Done is closed.
-func TestHaltKeepsTheFirstFailure(t *testing.T) {
-	var h Halt
+func TestEndingKeepsTheFirstFailure(t *testing.T) {
+	var h Ending
 	done := h.Done()
 	first := errors.New("first")
 	h.Fail(first)
@@ -35,7 +35,7 @@ func TestHaltKeepsTheFirstFailure(t *testing.T) {
 		t.Errorf("Err = %v, want the first failure", h.Err())
 	}
 	if ran != 0 {
-		t.Errorf("End's function ran %d times after the halt, want 0", ran)
+		t.Errorf("End's function ran %d times after the end, want 0", ran)
 	}
 	better := errors.New("the cause")
 	h.Replace(better)
@@ -44,10 +44,10 @@ func TestHaltKeepsTheFirstFailure(t *testing.T) {
 	}
 }
 
-// TestHaltEndRunsFirstOnce: the first End runs its function before Done
+// TestEndingEndRunsFirstOnce: the first End runs its function before Done
 // closes, and ends without a failure.
-func TestHaltEndRunsFirstOnce(t *testing.T) {
-	var h Halt
+func TestEndingEndRunsFirstOnce(t *testing.T) {
+	var h Ending
 	ran := 0
 	for range 3 {
 		h.End(func() {
@@ -70,25 +70,25 @@ func TestClock(t *testing.T) {
 	closed := make(chan struct{})
 	close(closed)
 	cases := []struct {
-		name       string
-		c          Clock
-		stop, halt <-chan struct{}
-		progress   bool
-		stopAt     int // tick k that says not to go on; 0: none
-		want       End
-		ticks      int // exactly; -1: at least 1
+		name         string
+		c            Clock
+		stop, ending <-chan struct{}
+		progress     bool
+		stopAt       int // tick k that says not to go on; 0: none
+		want         End
+		ticks        int // exactly; -1: at least 1
 	}{
 		{"over", Clock{Every: every, For: 6 * every, StallAfter: time.Hour}, nil, nil, true, 0, Over, 6},
 		{"stalled", Clock{Every: every, StallAfter: 4 * every}, nil, nil, false, 0, Stalled, -1},
 		{"interrupted", Clock{Every: every}, closed, nil, true, 0, Interrupted, 0},
-		{"halted", Clock{Every: every}, nil, closed, true, 0, Halted, 0},
-		{"tick-halts", Clock{Every: every}, nil, nil, true, 3, Halted, 3},
+		{"halted", Clock{Every: every}, nil, closed, true, 0, Ended, 0},
+		{"tick-halts", Clock{Every: every}, nil, nil, true, 3, Ended, 3},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			c.c.Start = time.Now()
 			ticks := 0
-			end, idle := c.c.Run(c.stop, c.halt, nil, func(k int, now time.Time) (bool, bool) {
+			end, idle := c.c.Run(c.stop, c.ending, nil, func(k int, now time.Time) (bool, bool) {
 				ticks++
 				if k != ticks {
 					t.Errorf("tick %d numbered %d", ticks, k)
