@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
 	"io"
 	"os"
 	"slices"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/report"
 	"github.com/pipebench/pipebench/internal/profile"
 	"github.com/pipebench/pipebench/pipebench"

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"github.com/pipebench/pipebench/experiment/record"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/pipebench/pipebench/experiment/compare"
+	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/seeds"
 	"github.com/pipebench/pipebench/internal/golden"
 )

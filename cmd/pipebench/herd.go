@@ -4,11 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
 	"io"
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/herd"
+	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/pipebench"
 )
 

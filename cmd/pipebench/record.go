@@ -3,11 +3,12 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/pipebench/pipebench/experiment/record"
 )
 
 // recordOf begins the record of command (run with args, parsed into fs):

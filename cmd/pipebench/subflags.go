@@ -4,10 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/pipebench/pipebench/experiment/record"
 )
 
 // parseSub parses a subcommand's flags. It prints the help and returns

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
 	"io"
 	"time"
 
+	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/timeout"
 	"github.com/pipebench/pipebench/pipebench"
 )

@@ -2,11 +2,11 @@ package compare
 
 import (
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/text"
 	"sort"
 	"strconv"
 
 	"github.com/pipebench/pipebench/experiment/sweep/plot"
+	"github.com/pipebench/pipebench/experiment/text"
 	cmpstat "github.com/pipebench/pipebench/stats/compare"
 )
 

@@ -1,10 +1,10 @@
 package compare
 
 import (
-	"github.com/pipebench/pipebench/experiment/text"
 	"math"
 	"slices"
 
+	"github.com/pipebench/pipebench/experiment/text"
 	cmpstat "github.com/pipebench/pipebench/stats/compare"
 )
 

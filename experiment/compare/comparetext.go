@@ -3,8 +3,6 @@ package compare
 import (
 	"encoding/csv"
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
-	"github.com/pipebench/pipebench/experiment/text"
 	"io"
 	"math"
 	"slices"
@@ -12,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/text"
 	cmpstat "github.com/pipebench/pipebench/stats/compare"
 )
 

@@ -2,11 +2,11 @@ package compare
 
 import (
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/internal/envinfo"
 	cmpstat "github.com/pipebench/pipebench/stats/compare"
 )

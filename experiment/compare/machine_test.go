@@ -1,11 +1,11 @@
 package compare_test
 
 import (
-	"github.com/pipebench/pipebench/experiment/record"
 	"strings"
 	"testing"
 
 	"github.com/pipebench/pipebench/experiment/compare"
+	"github.com/pipebench/pipebench/experiment/record"
 	cmpstat "github.com/pipebench/pipebench/stats/compare"
 )
 

@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
 	"os"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/sweep"
 	"github.com/pipebench/pipebench/pipebench"
 	cmpstat "github.com/pipebench/pipebench/stats/compare"

@@ -3,12 +3,13 @@ package herd
 import (
 	"encoding/csv"
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
-	"github.com/pipebench/pipebench/experiment/text"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/text"
 )
 
 // Progress writes the text format's lines while a herd runs: a head

@@ -11,15 +11,10 @@ import (
 
 	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/experiment/record"
-	"github.com/pipebench/pipebench/internal/envinfo"
+	"github.com/pipebench/pipebench/internal/fixture"
 	"github.com/pipebench/pipebench/internal/golden"
 	"github.com/pipebench/pipebench/pipebench"
 )
-
-// goldenEnv is a machine of fixed facts, so that the machine line is the
-// same everywhere.
-var goldenEnv = envinfo.Environment{Kernel: "6.18.0", CPUModel: "Test CPU", Cores: 2, GoVersion: "go1.26", GOMAXPROCS: 2,
-	FDSoft: 20000, FDHard: 20000, ClockSource: "tsc"}
 
 // handMade is a hand-made herd setting: k scales its counts, so that two
 // settings (or two repetitions) differ by known factors.
@@ -47,12 +42,13 @@ func handMade(exclusive bool, k uint64) herd.Setting {
 // the output every herd printed before -count.
 func TestTextGolden(t *testing.T) {
 	res := &herd.Result{Settings: []herd.Setting{handMade(false, 1), handMade(true, 3)}}
-	d := herd.NewDoc(record.Head{Environment: goldenEnv}, herd.Config{Waiters: 4, Pipes: 8, InFlight: 1, Duration: 1500 * time.Millisecond}, 1, res)
+	d := herd.NewDoc(record.Head{Environment: fixture.Machine}, herd.Config{Waiters: 4, Pipes: 8, InFlight: 1, Duration: 1500 * time.Millisecond}, 1, res)
 	var b bytes.Buffer
 	if err := d.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "herd.text", b.Bytes())
+	fixture.CheckReadBack(t, d, &herd.Doc{})
 }
 
 // TestRoundsDoc: three rounds of known repetitions: the table shows each
@@ -67,7 +63,7 @@ func TestRoundsDoc(t *testing.T) {
 	}
 	res := &herd.Result{Rounds: 3, Settings: []herd.Setting{rep(false, 1, 1), rep(true, 9, 1), rep(true, 3, 2), rep(false, 4, 2), rep(false, 2, 3), rep(true, 6, 3)}}
 	cfg := herd.Config{Waiters: 4, Pipes: 8, InFlight: 1, Duration: 1500 * time.Millisecond, Rounds: 3}
-	d := herd.NewDoc(record.Head{Environment: goldenEnv}, cfg, 1, res)
+	d := herd.NewDoc(record.Head{Environment: fixture.Machine}, cfg, 1, res)
 	if len(d.Medians) != 2 || d.Medians[0].Exclusive || !d.Medians[1].Exclusive || d.Medians[0].Runs != 3 || d.Medians[1].Runs != 3 {
 		t.Fatalf("medians %+v: want off then on, 3 runs each", d.Medians)
 	}
@@ -97,10 +93,7 @@ func TestRoundsDoc(t *testing.T) {
 	if back.Rounds != 3 || len(back.Settings) != 6 || len(back.Medians) != 2 || back.Settings[3].Setup.Round != 2 || back.Medians[1].Runs != 3 {
 		t.Errorf("JSON: rounds %d, %d sides, %d medians: %s", back.Rounds, len(back.Settings), len(back.Medians), js.Bytes())
 	}
-	var again bytes.Buffer
-	if err := back.WriteText(&again); err != nil || again.String() != b.String() {
-		t.Errorf("the record read back writes another text (%v):\n%s", err, again.String())
-	}
+	fixture.CheckReadBack(t, d, &herd.Doc{})
 	var csvOut bytes.Buffer
 	if err := record.Write(&csvOut, "csv", d); err != nil {
 		t.Fatal(err)

@@ -2,9 +2,9 @@ package report
 
 import (
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
 	"io"
 
+	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/summary"
 )

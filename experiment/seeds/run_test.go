@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/pipebench/pipebench/experiment/record"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/pipebench/pipebench/epoll"
 	"github.com/pipebench/pipebench/experiment/herd"
+	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/seeds"
 	"github.com/pipebench/pipebench/experiment/sweep"
 	"github.com/pipebench/pipebench/internal/child"

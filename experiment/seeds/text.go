@@ -3,11 +3,12 @@ package seeds
 import (
 	"encoding/csv"
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
-	"github.com/pipebench/pipebench/experiment/text"
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/text"
 )
 
 // Doc is what pipebench seeds reports: each seed's claim beside this

@@ -3,23 +3,17 @@ package seeds_test
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/seeds"
-	"github.com/pipebench/pipebench/internal/envinfo"
+	"github.com/pipebench/pipebench/internal/fixture"
 	"github.com/pipebench/pipebench/internal/golden"
 )
 
 func f(x float64) *float64 { return &x }
-
-// goldenEnv is a machine of fixed facts, so that the machine line is the
-// same everywhere.
-var goldenEnv = envinfo.Environment{Kernel: "6.18.0", CPUModel: "Test CPU", Cores: 2, GoVersion: "go1.26", GOMAXPROCS: 2,
-	FDSoft: 20000, FDHard: 20000, ClockSource: "tsc"}
 
 // seedRows are synthetic rows of every kind: compared, without a seed
 // figure, not comparable with both figures, and nothing measured.
@@ -41,23 +35,13 @@ func seedRows() []seeds.Row {
 // record reads back and writes the same text.
 func TestTextGolden(t *testing.T) {
 	res := &seeds.Result{Plan: seeds.Quick, Rows: seedRows(), Failures: []string{"003 churn epoll: writer died"}, Elapsed: 80 * time.Second}
-	d := seeds.NewDoc(record.Head{Environment: goldenEnv}, res)
+	d := seeds.NewDoc(record.Head{Environment: fixture.Machine}, res)
 	var b bytes.Buffer
 	if err := d.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "seeds.text", b.Bytes())
-	var js, again bytes.Buffer
-	if err := record.WriteJSON(&js, d); err != nil {
-		t.Fatal(err)
-	}
-	var back seeds.Doc
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
-		t.Fatal(err)
-	}
-	if err := back.WriteText(&again); err != nil || again.String() != b.String() {
-		t.Errorf("the record read back writes another text (%v):\n%s", err, again.String())
-	}
+	fixture.CheckReadBack(t, d, &seeds.Doc{})
 }
 
 // TestRoundsDoc: a reproduction of three rounds says so in the head line,
@@ -68,7 +52,7 @@ func TestRoundsDoc(t *testing.T) {
 	rows[0].Runs, rows[1].Runs = 3, 2
 	rows[0].HereFrom = "the median of 3 runs (1.4, 1.549, 1.6); the run nearest it: 63818 ÷ 41202"
 	res := &seeds.Result{Plan: seeds.Quick, Rounds: 3, Rows: rows, Elapsed: 240 * time.Second}
-	d := seeds.NewDoc(record.Head{Environment: goldenEnv}, res)
+	d := seeds.NewDoc(record.Head{Environment: fixture.Machine}, res)
 	var text, c bytes.Buffer
 	if err := d.WriteText(&text); err != nil {
 		t.Fatal(err)

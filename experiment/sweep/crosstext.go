@@ -2,9 +2,10 @@ package sweep
 
 import (
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/text"
 	"math"
 	"strings"
+
+	"github.com/pipebench/pipebench/experiment/text"
 )
 
 // textWidth is the widest line of the sweep's text.

@@ -3,11 +3,12 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/pipebench/pipebench/experiment/record"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pipebench/pipebench/experiment/record"
 )
 
 // crossed is a sweep of poll, select and epoll at 1, 3, 10 and 30 pipes,

@@ -3,11 +3,11 @@ package sweep
 import (
 	"encoding/csv"
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
-	"github.com/pipebench/pipebench/experiment/text"
 	"io"
 	"strconv"
 
+	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/text"
 	"github.com/pipebench/pipebench/pipebench"
 )
 

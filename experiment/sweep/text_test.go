@@ -3,11 +3,13 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/pipebench/pipebench/experiment/record"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/internal/fixture"
 )
 
 // handMade is a sweep cut short: three rows measured (one point skipped at
@@ -136,6 +138,16 @@ not run:
 	if b.String() != want {
 		t.Errorf("text\n got:\n%s\nwant:\n%s", b.String(), want)
 	}
+}
+
+// TestReadBack: a sweep's record, its ratio columns, unit and crossings
+// among it, reads back and writes the text it was written with.
+func TestReadBack(t *testing.T) {
+	r := handMade()
+	fixture.CheckReadBack(t, NewDoc(record.Head{}, r, []Ratio{{"select", "poll"}}, true), &Doc{})
+	c := crossed(3)
+	c.Refine = &Refine{Factor: 1.25, Budget: 4, Added: []Key{{Backend: "poll", Pipes: 2}}, Spent: true}
+	fixture.CheckReadBack(t, NewDoc(record.Head{}, c, DefaultRatios(c.Grid.Backends), false), &Doc{})
 }
 
 func TestWriteCSV(t *testing.T) {

@@ -3,11 +3,12 @@ package timeout
 import (
 	"encoding/csv"
 	"fmt"
-	"github.com/pipebench/pipebench/experiment/record"
-	"github.com/pipebench/pipebench/experiment/text"
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/text"
 )
 
 // WriteHead writes the text format's line before a timeout

@@ -3,20 +3,14 @@ package timeout_test
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/timeout"
-	"github.com/pipebench/pipebench/internal/envinfo"
+	"github.com/pipebench/pipebench/internal/fixture"
 	"github.com/pipebench/pipebench/internal/golden"
 )
-
-// goldenEnv is a machine of fixed facts, so that the machine line is the
-// same everywhere.
-var goldenEnv = envinfo.Environment{Kernel: "6.18.0", CPUModel: "Test CPU", Cores: 2, GoVersion: "go1.26", GOMAXPROCS: 2,
-	FDSoft: 20000, FDHard: 20000, ClockSource: "tsc"}
 
 // handMade is a hand-made point whose figures grow with k.
 func handMade(m timeout.Mechanism, req time.Duration, k time.Duration) timeout.Point {
@@ -32,23 +26,13 @@ func TestTextGolden(t *testing.T) {
 		handMade(timeout.Timerfd, 50*time.Microsecond, 1), handMade(timeout.Timerfd, time.Millisecond, 2),
 	}}
 	res.Points[1].Interrupted = 2
-	d := timeout.NewDoc(record.Head{Environment: goldenEnv}, res)
+	d := timeout.NewDoc(record.Head{Environment: fixture.Machine}, res)
 	var b bytes.Buffer
 	if err := d.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
 	golden.Check(t, "timeout.text", b.Bytes())
-	var js, again bytes.Buffer
-	if err := record.WriteJSON(&js, d); err != nil {
-		t.Fatal(err)
-	}
-	var back timeout.Doc
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
-		t.Fatalf("the record does not read back: %v", err)
-	}
-	if err := back.WriteText(&again); err != nil || again.String() != b.String() {
-		t.Errorf("the record read back writes another text (%v):\n%s", err, again.String())
-	}
+	fixture.CheckReadBack(t, d, &timeout.Doc{})
 }
 
 // TestRoundsDoc: two repetitions of known points: the table shows their
@@ -60,7 +44,7 @@ func TestRoundsDoc(t *testing.T) {
 	}
 	res := &timeout.Result{Samples: 10, TimerSlack: 50 * time.Microsecond, Elapsed: 2 * time.Second, Rounds: 2, Repetitions: reps,
 		Points: timeout.MedianPoints(reps)}
-	d := timeout.NewDoc(record.Head{Environment: goldenEnv}, res)
+	d := timeout.NewDoc(record.Head{Environment: fixture.Machine}, res)
 	var b bytes.Buffer
 	if err := d.WriteText(&b); err != nil {
 		t.Fatal(err)
