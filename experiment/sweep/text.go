@@ -132,19 +132,45 @@ func noisy(t Table) bool {
 	return false
 }
 
-// writeGrid lays a table out in right-aligned columns.
-func writeGrid(ew *text.Printer, t Table) {
-	header := []string{"pipes"}
-	if t.ByInFlight {
-		header = append(header, "l")
+// keyHead heads the columns that name a row's setting: pipes, tokens in
+// flight (named inFlight, left out when ""), then writers and readers when
+// they were swept.
+func (t Table) keyHead(inFlight string) []string {
+	head := []string{"pipes"}
+	if inFlight != "" {
+		head = append(head, inFlight)
 	}
 	if t.ByWriters {
-		header = append(header, "writers")
+		head = append(head, "writers")
 	}
 	if t.ByReaders {
-		header = append(header, "readers")
+		head = append(head, "readers")
 	}
-	header = append(header, t.Backends...)
+	return head
+}
+
+// keyCells are row's values of the columns keyHead heads.
+func (t Table) keyCells(row Row, inFlight string) []string {
+	cells := []string{strconv.Itoa(row.Pipes)}
+	if inFlight != "" {
+		cells = append(cells, strconv.Itoa(row.InFlight))
+	}
+	if t.ByWriters {
+		cells = append(cells, strconv.Itoa(row.Writers))
+	}
+	if t.ByReaders {
+		cells = append(cells, strconv.Itoa(row.Readers))
+	}
+	return cells
+}
+
+// writeGrid lays a table out in right-aligned columns.
+func writeGrid(ew *text.Printer, t Table) {
+	inFlight := ""
+	if t.ByInFlight {
+		inFlight = "l"
+	}
+	header := append(t.keyHead(inFlight), t.Backends...)
 	for _, ra := range t.Ratios {
 		header = append(header, ra.String())
 	}
@@ -153,16 +179,7 @@ func writeGrid(ew *text.Printer, t Table) {
 		tb.Right[i] = true
 	}
 	for _, row := range t.Rows {
-		line := []string{strconv.Itoa(row.Pipes)}
-		if t.ByInFlight {
-			line = append(line, strconv.Itoa(row.InFlight))
-		}
-		if t.ByWriters {
-			line = append(line, strconv.Itoa(row.Writers))
-		}
-		if t.ByReaders {
-			line = append(line, strconv.Itoa(row.Readers))
-		}
+		line := t.keyCells(row, inFlight)
 		for _, c := range row.Cells {
 			line = append(line, cellText(c, t.What))
 		}
@@ -248,26 +265,13 @@ func jsonRows(t Table) []jsonRow {
 func (d *Doc) WriteCSV(w io.Writer) error {
 	t := d.events()
 	cw := csv.NewWriter(w)
-	header := []string{"pipes", "in_flight"}
-	if t.ByWriters {
-		header = append(header, "writers")
-	}
-	if t.ByReaders {
-		header = append(header, "readers")
-	}
-	header = append(header, t.Backends...)
+	header := append(t.keyHead("in_flight"), t.Backends...)
 	for _, ra := range d.Ratios {
 		header = append(header, ra.String())
 	}
 	cw.Write(header)
 	for _, row := range t.Rows {
-		rec := []string{strconv.Itoa(row.Pipes), strconv.Itoa(row.InFlight)}
-		if t.ByWriters {
-			rec = append(rec, strconv.Itoa(row.Writers))
-		}
-		if t.ByReaders {
-			rec = append(rec, strconv.Itoa(row.Readers))
-		}
+		rec := t.keyCells(row, "in_flight")
 		for _, c := range row.Cells {
 			v := ""
 			if c.State == CellMeasured && t.PerMs {

@@ -6,6 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	// The command is built from this module (go build ./cmd/pipebench): the
+	// modules its packages need must be required here, and compare's
+	// (gonum/plot, x/perf) are reached by no other import of tools.
+	_ "github.com/pipebench/pipebench/experiment/compare"
 )
 
 // TestCSVColumnsMatchPipebench holds the C programs' -format csv to

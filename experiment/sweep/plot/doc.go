@@ -6,6 +6,8 @@
 // apart. Figures are built as data (Figure, Series) from a sweep.Result and
 // written as SVG or PNG.
 //
-// Imports: as imports_test.go at the module's root allows (the table in
-// docs/contributing.md shows the rules).
+// It is the sweep's: it builds on its parent package, experiment/sweep.
+//
+// Imports: experiment/sweep and stats, as imports_test.go at the module's
+// root allows (the table in docs/contributing.md shows the rules).
 package plot
