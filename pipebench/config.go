@@ -81,7 +81,7 @@ const MaxInFlight = 4096
 const MaxUnixInFlight = 256
 
 // Config is one benchmark run. Its JSON is the "config" block of a run's
-// record (stats/report), every setting: Backend as its name, durations in
+// record (experiment/report), every setting: Backend as its name, durations in
 // nanoseconds, 0 for a default not chosen (WaitTimeout, StallAfter, ...).
 type Config struct {
 	// Pipes is how many pipes are made (-n).
