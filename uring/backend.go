@@ -164,14 +164,8 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 		if err := b.rearmAll(b); err != nil {
 			return 0, err
 		}
-		min := uint32(1)
-		if left == 0 {
-			min = 0
-		}
-		_, errno := b.ring.enter(min, true, left)
-		switch errno {
-		case 0, unix.ETIME, unix.EINTR, unix.EBUSY:
-		default:
+		_, errno := b.ring.enter(waitFor(left), true, left)
+		if waitFailed(errno) {
 			return 0, fmt.Errorf("io_uring_enter: %w", errno)
 		}
 		n, err := b.reap(ready)

@@ -31,7 +31,7 @@ var hotFuncs = []string{
 	"select.(*set).ready",
 	"uring.(*backend).Wait",
 	"uring.(*backend).reap",
-	"uring.(*ring).enter",
+	"uring.(*ring).enterMin",
 }
 
 // hotForbidden matches, in go tool objdump's Go syntax, an instruction the
