@@ -117,6 +117,12 @@ type Config struct {
 	// Delay sleeps this long before every readiness call (-delay), the
 	// "sleep hack" that batches events at the cost of latency.
 	Delay time.Duration `json:"delay_ns"`
+	// MinWait is the kernel's minimum wait for each readiness call that
+	// blocks (-minwait; 0: none), for backends that declare MinWaits
+	// (io_uring's min_wait_usec, Linux 6.12): the call returns once a full
+	// ready slice is there, or once MinWait has passed and something is.
+	// At most the readiness call's timeout (WaitTimeout).
+	MinWait time.Duration `json:"min_wait_ns,omitempty"`
 	// CPUs pins the measured threads (-cpu): one entry pins them all to
 	// that CPU; otherwise it names a CPU for each thread in order, the
 	// readers first, then the writers (a writer process's writer counts as
@@ -219,6 +225,8 @@ func (c *Config) Validate() error {
 		return e(s("Churn", c.Churn), t(": want 0 to "), f("Pipes"), t(" (%d) descriptors changed per readiness call", c.Pipes))
 	case c.Delay < 0:
 		return e(s("Delay", c.Delay), t(": want a duration >= 0"))
+	case c.MinWait < 0 || c.MinWait > 0 && c.MinWait < time.Microsecond:
+		return e(s("MinWait", c.MinWait), t(": want 0 (none) or at least 1µs (the kernel counts it in microseconds)"))
 	case c.Source == SourceUnix && c.InFlight > MaxUnixInFlight:
 		return e(s("Source", c.Source), t(" with "), s("InFlight", c.InFlight),
 			t(": a unix stream socket holds only about 278 one-byte writes (each takes a buffer of its own), and every token may land in one: use "),
@@ -253,6 +261,9 @@ func (c *Config) Validate() error {
 	if err := c.checkDriver(); err != nil {
 		return err
 	}
+	if err := c.checkMinWait(); err != nil {
+		return err
+	}
 	if c.Backend.Check != nil {
 		// Before the writer checks below: a backend that refuses a setting
 		// says why, rather than being advised a writer it cannot run with.
@@ -268,6 +279,26 @@ func (c *Config) Validate() error {
 			f("Writer"), t(" self or process, or run without asyncpreemptoff"))
 	}
 	return checkCPUs(c.CPUs)
+}
+
+// checkMinWait refuses a minimum wait where the backend's wait has none,
+// or one longer than the readiness call's timeout, which it would outlast.
+func (c *Config) checkMinWait() error {
+	switch {
+	case c.MinWait == 0:
+		return nil
+	case !c.Backend.Features.Has(MinWaits) && c.Backend.IsLoop():
+		return NewConfigError(Field("MinWait"), Text(" with "), Setting("Backend", c.Backend.Name),
+			Text(": only io_uring's wait has a minimum wait (uring, uring-oneshot, uring-epoll), and this backend makes no readiness call"))
+	case !c.Backend.Features.Has(MinWaits):
+		return NewConfigError(Field("MinWait"), Text(" with "), Setting("Backend", c.Backend.Name),
+			Text(": only io_uring's wait has a minimum wait (uring, uring-oneshot, uring-epoll); "), Field("Delay"),
+			Text(" sleeps before each readiness call instead"))
+	}
+	if limit := c.withDefaults().WaitTimeout; limit > 0 && c.MinWait > limit {
+		return NewConfigError(Setting("MinWait", c.MinWait), Text(": want at most the readiness call's timeout, %v", limit))
+	}
+	return nil
 }
 
 // checkCPUs reports, in one line, every CPU this process may not run on.

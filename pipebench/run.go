@@ -341,7 +341,7 @@ func (r *run) readerName(k int) string {
 func (r *run) openBackend(k int) (Interest, error) {
 	cfg := &r.cfg
 	lo, hi := cfg.share(k)
-	o := Options{Pipes: hi - lo, MaxFD: int(r.plan.Limit) - 1, Nest: cfg.Nest}
+	o := Options{Pipes: hi - lo, MaxFD: int(r.plan.Limit) - 1, Nest: cfg.Nest, MinWait: cfg.MinWait}
 	if cfg.Backend.IsLoop() {
 		l, err := cfg.Backend.OpenLoop(o)
 		r.loop = l

@@ -39,6 +39,7 @@ type runFlags struct {
 	source          string
 	churn           int
 	delay           time.Duration
+	minWait         time.Duration
 	cpus            []int
 	cpuSpread       bool
 	readers         int
@@ -80,6 +81,7 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 	fs.Var(choiceFlag{&rf.source, func(s string) error { _, err := pipebench.ParseSource(s); return err }}, "fd", "event source: pipe, unix (socketpair), tcp (loopback) or eventfd")
 	fs.Var(intFlag{&rf.churn, 0, maxPipes, "descriptors"}, "churn", "remove and re-add this many descriptors after every readiness call that returned events")
 	fs.Var(durationFlag{&rf.delay, time.Microsecond, "no delay", time.Second}, "delay", "sleep this long before every readiness call (batching by delay)")
+	fs.Var(durationFlag{&rf.minWait, time.Microsecond, "no minimum wait", 100 * time.Millisecond}, "minwait", "io_uring's minimum wait (Linux 6.12; uring, uring-oneshot, uring-epoll): a readiness call that blocks returns once -maxevents completions are in, or once this has passed and one is")
 	fs.Var(cpuFlag{cpuList(&rf.cpus), &rf.cpuSpread}, "cpu", "pin the measured threads: 0 puts all on CPU 0; a list names one CPU per thread, readers then writers (0,1: reader, writer); spread: round-robin over the allowed CPUs")
 	rf.readers, rf.writers = 1, 1
 	fs.Var(intFlag{&rf.readers, 1, pipebench.MaxThreads, "reader threads"}, "readers", "reader threads, each with its own backend instance over its own share of the pipes (2 or more need -writer thread or auto)")
@@ -114,7 +116,7 @@ func (rf *runFlags) build(set map[string]bool) (pipebench.Config, error) {
 	c := pipebench.Config{
 		Pipes: rf.pipes, InFlight: rf.inFlight, Seed: rf.seed,
 		Duration: rf.duration, Interval: rf.interval, Latency: rf.latency,
-		Churn: rf.churn, Delay: rf.delay, CPUs: rf.cpus, Spread: rf.cpuSpread,
+		Churn: rf.churn, Delay: rf.delay, MinWait: rf.minWait, CPUs: rf.cpus, Spread: rf.cpuSpread,
 		Readers: rf.readers, Writers: rf.writers, MaxEvents: rf.maxEvents, Nest: rf.nest, Share: rf.share,
 	}
 	c.Source, _ = pipebench.ParseSource(rf.source)

@@ -32,6 +32,10 @@ var hotFuncs = []string{
 	"uring.(*backend).Wait",
 	"uring.(*backend).reap",
 	"uring.(*ring).enterMin",
+	"uring.(*ring).slot",
+	"uring.(*epollBackend).Wait",
+	"uring.(*epollBackend).submit",
+	"uring.(*epollBackend).reap",
 }
 
 // hotForbidden matches, in go tool objdump's Go syntax, an instruction the
