@@ -32,7 +32,7 @@ var budgets = map[string]int{
 	"docs/sweep.md":             150,
 	"docs/timeout.md":           90,
 	"docs/uring-gonet.md":       300,
-	"docs/uring-rw.md":          160,
+	"docs/uring-rw.md":          150,
 	"docs/workload.md":          200,
 	"tools/yardstick/README.md": 650,
 }
