@@ -3,6 +3,7 @@ package pipebench
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/pipebench/pipebench/internal/osthread"
@@ -167,8 +168,17 @@ type Config struct {
 	Nest int `json:"nest"`
 	// Latency makes every token carry its write time, 8 bytes, so that the
 	// reader records each token's write-to-read time; it costs a clock read
-	// per event and per token write.
+	// per event and per token write. With Rate, a token carries its
+	// scheduled time instead (computed, not read from the clock), and the
+	// reader's figure is the time from its scheduled send to its read.
 	Latency bool `json:"latency"`
+	// Rate, tokens per second, makes the writer open-loop (-rate): it
+	// sends tokens on a schedule fixed when the window opens, token n
+	// (from 0) due (n+1)/Rate seconds after, whatever the reader does
+	// (internal/tokens, pace.go); several writers share it, each at
+	// Rate/Writers. 0 is the closed loop of InFlight. Rate needs InFlight
+	// 0 (no credits bound an open loop) and a writer thread or process.
+	Rate float64 `json:"rate,omitempty"`
 	// Stop, when closed, ends the run early; the result is still complete.
 	// It and the functions below are the caller's hooks into the run, not
 	// settings of it: the record leaves them out.
@@ -250,6 +260,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.checkShare(); err != nil {
+		return err
+	}
+	if err := c.checkRate(); err != nil {
 		return err
 	}
 	if len(c.CPUs) > 1 && len(c.CPUs) != c.measuredThreads() {
@@ -390,6 +403,30 @@ func (c *Config) checkShare() error {
 		return e(share, t(" with "), s("Readers", c.readers()), t(": want 2 or more readers to share one backend instance"))
 	case c.Churn > 0:
 		return e(share, t(" with "), s("Churn", c.Churn), t(": readers sharing one instance would remove and re-add each other's descriptors"))
+	}
+	return nil
+}
+
+// MaxRate bounds Rate, tokens per second: far above what a pipe moves.
+const MaxRate = 1e9
+
+// checkRate refuses a Rate that cannot pace: out of range, with tokens
+// in flight, or with a writer that cannot keep a schedule.
+func (c *Config) checkRate() error {
+	if c.Rate == 0 {
+		return nil
+	}
+	e, s, t := NewConfigError, Setting, Text
+	rate := s("Rate", strconv.FormatFloat(c.Rate, 'f', -1, 64))
+	switch mode := c.writerMode(); {
+	case !(c.Rate > 0 && c.Rate <= MaxRate): // NaN too
+		return e(rate, t(": want a rate above 0 up to %g tokens per second (0: the closed loop of ", MaxRate), Field("InFlight"), t(")"))
+	case c.InFlight > 0:
+		return e(rate, t(" with "), s("InFlight", c.InFlight), t(": an open-loop writer sends on its schedule, with no tokens in flight to bound it: give one or the other"))
+	case mode == WriterSelf:
+		return e(rate, t(" with "), s("Writer", mode), t(": a reader that writes its tokens on cannot pace them: use "), Field("Writer"), t(" thread, process or auto"))
+	case c.Backend.Features.Has(FollowsRoute):
+		return e(rate, t(" with "), s("Backend", c.Backend.Name), t(": the bypass follows the tokens of a closed loop (use "), Field("InFlight"), t("), not an open-loop writer's"))
 	}
 	return nil
 }

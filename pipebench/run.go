@@ -174,7 +174,7 @@ func (r *run) startWriter() error {
 	mode := r.plan.Writer
 	if mode == WriterProcess {
 		p, err := startWriterProcess(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed,
-			Latency: cfg.Latency, Source: cfg.Source, CPU: cfg.writerCPU(0), CloseAtStop: r.follows()})
+			Latency: cfg.Latency, Source: cfg.Source, Rate: cfg.Rate, CPU: cfg.writerCPU(0), CloseAtStop: r.follows()})
 		if err != nil {
 			return err
 		}
