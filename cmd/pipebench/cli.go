@@ -47,6 +47,7 @@ type runFlags struct {
 	maxEvents       int
 	nest            int
 	share           bool
+	rate            float64
 }
 
 // register adds the run flags to fs, except those named in skip: a
@@ -77,6 +78,7 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 	fs.Var(uintFlag{&rf.seed}, "seed", "seed of the random route")
 	fs.Var(intFlag{&rf.warmup, 0, 1000, "intervals"}, "warmup", "leading intervals left out of the summary (0 keeps them all)")
 	fs.BoolVar(&rf.latency, "latency", false, "record each token's write-to-read time (8-byte tokens; a clock read per event and per write)")
+	fs.Var(rateFlag{&rf.rate}, "rate", "open loop: send this many tokens per second on a fixed schedule, such as 370k or 1.5M (no -l; -latency then times each token from its scheduled send)")
 	rf.source = "pipe"
 	fs.Var(choiceFlag{&rf.source, func(s string) error { _, err := pipebench.ParseSource(s); return err }}, "fd", "event source: pipe, unix (socketpair), tcp (loopback) or eventfd")
 	fs.Var(intFlag{&rf.churn, 0, maxPipes, "descriptors"}, "churn", "remove and re-add this many descriptors after every readiness call that returned events")
@@ -118,6 +120,10 @@ func (rf *runFlags) build(set map[string]bool) (pipebench.Config, error) {
 		Duration: rf.duration, Interval: rf.interval, Latency: rf.latency,
 		Churn: rf.churn, Delay: rf.delay, MinWait: rf.minWait, CPUs: rf.cpus, Spread: rf.cpuSpread,
 		Readers: rf.readers, Writers: rf.writers, MaxEvents: rf.maxEvents, Nest: rf.nest, Share: rf.share,
+		Rate: rf.rate,
+	}
+	if rf.rate > 0 && !set["l"] {
+		c.InFlight = 0 // -rate is open loop: no tokens in flight unless -l says otherwise
 	}
 	c.Source, _ = pipebench.ParseSource(rf.source)
 	c.Writer, _ = pipebench.ParseWriterMode(rf.writer)

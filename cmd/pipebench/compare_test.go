@@ -245,6 +245,7 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 		{"", []string{"-f", "-n", "5", "-writer", "self", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-nest", "0", "-format", "json"}},
 		{"", []string{"-b", "epoll", "-n", "6", "-l", "2", "-writer", "thread", "-readers", "2", "-share", "-nest", "1", "-d", "100ms", "-i", "50ms", "-warmup", "0",
 			"-cpuprofile", filepath.Join(dir, "cpu.pb.gz")}},
+		{"", []string{"-n", "5", "-rate", "2500", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-format", "json"}},
 		{"sweep", []string{"-b", "epoll,poll", "-n", "5,6", "-l", "2,4", "-count", "2", "-d", "100ms", "-i", "50ms", "-warmup", "0",
 			"-writer", "thread", "-route", "next", "-seed", "3", "-fd", "pipe", "-churn", "1", "-delay", "1µs", "-latency",
 			"-writers", "1,2", "-readers", "1", "-pipes-per", "writer", "-unit", "ms", "-ratios", "poll/epoll", "-maxevents", "4", "-refine", "1.5", "-format", "json"}},

@@ -18,6 +18,7 @@ var fieldFlags = map[string]string{
 	"Seed": "-seed", "Duration": "-d", "Interval": "-i", "Latency": "-latency", "Source": "-fd",
 	"Churn": "-churn", "Delay": "-delay", "MinWait": "-minwait", "CPUs": "-cpu", "Spread": "-cpu",
 	"Readers": "-readers", "Writers": "-writers", "MaxEvents": "-maxevents", "Nest": "-nest", "Share": "-share",
+	"Rate": "-rate",
 	// herd.Config, beside the run's.
 	"Waiters": "-waiters", "Mode": "-mode", "Exclusive": "-exclusive", "Rounds": "-count",
 	// timeout.Config (Rounds as herd's).
