@@ -178,6 +178,9 @@ const (
 	// Shares: the backend is a Sharer, whose one kernel instance several
 	// reader threads can wait on at once (-share).
 	Shares
+	// MinWaits: the backend's wait takes a minimum wait (Options.MinWait,
+	// -minwait): io_uring's, whose io_uring_enter has one since Linux 6.12.
+	MinWaits
 )
 
 // Has reports whether all of the features in g are in f.
@@ -195,6 +198,10 @@ type Options struct {
 	// in that set): Nest sets more, each watched by the one above it. The
 	// backend then holds Nest descriptors more.
 	Nest int
+	// MinWait, for a backend that declares MinWaits, is the least time a
+	// Wait that blocks waits, unless a full ready slice is there sooner
+	// (-minwait; 0: none). The backend documents the rule exactly.
+	MinWait time.Duration
 }
 
 // Factory describes a backend and opens instances of it: a Mechanism

@@ -3,6 +3,7 @@ package pipebench
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/pipebench/pipebench/internal/osthread"
@@ -117,6 +118,12 @@ type Config struct {
 	// Delay sleeps this long before every readiness call (-delay), the
 	// "sleep hack" that batches events at the cost of latency.
 	Delay time.Duration `json:"delay_ns"`
+	// MinWait is the kernel's minimum wait for each readiness call that
+	// blocks (-minwait; 0: none), for backends that declare MinWaits
+	// (io_uring's min_wait_usec, Linux 6.12): the call returns once a full
+	// ready slice is there, or once MinWait has passed and something is.
+	// At most the readiness call's timeout (WaitTimeout).
+	MinWait time.Duration `json:"min_wait_ns,omitempty"`
 	// CPUs pins the measured threads (-cpu): one entry pins them all to
 	// that CPU; otherwise it names a CPU for each thread in order, the
 	// readers first, then the writers (a writer process's writer counts as
@@ -161,8 +168,17 @@ type Config struct {
 	Nest int `json:"nest"`
 	// Latency makes every token carry its write time, 8 bytes, so that the
 	// reader records each token's write-to-read time; it costs a clock read
-	// per event and per token write.
+	// per event and per token write. With Rate, a token carries its
+	// scheduled time instead (computed, not read from the clock), and the
+	// reader's figure is the time from its scheduled send to its read.
 	Latency bool `json:"latency"`
+	// Rate, tokens per second, makes the writer open-loop (-rate): it
+	// sends tokens on a schedule fixed when the window opens, token n
+	// (from 0) due (n+1)/Rate seconds after, whatever the reader does
+	// (internal/tokens, pace.go); several writers share it, each at
+	// Rate/Writers. 0 is the closed loop of InFlight. Rate needs InFlight
+	// 0 (no credits bound an open loop) and a writer thread or process.
+	Rate float64 `json:"rate,omitempty"`
 	// Stop, when closed, ends the run early; the result is still complete.
 	// It and the functions below are the caller's hooks into the run, not
 	// settings of it: the record leaves them out.
@@ -219,6 +235,8 @@ func (c *Config) Validate() error {
 		return e(s("Churn", c.Churn), t(": want 0 to "), f("Pipes"), t(" (%d) descriptors changed per readiness call", c.Pipes))
 	case c.Delay < 0:
 		return e(s("Delay", c.Delay), t(": want a duration >= 0"))
+	case c.MinWait < 0 || c.MinWait > 0 && c.MinWait < time.Microsecond:
+		return e(s("MinWait", c.MinWait), t(": want 0 (none) or at least 1µs (the kernel counts it in microseconds)"))
 	case c.Source == SourceUnix && c.InFlight > MaxUnixInFlight:
 		return e(s("Source", c.Source), t(" with "), s("InFlight", c.InFlight),
 			t(": a unix stream socket holds only about 278 one-byte writes (each takes a buffer of its own), and every token may land in one: use "),
@@ -244,6 +262,9 @@ func (c *Config) Validate() error {
 	if err := c.checkShare(); err != nil {
 		return err
 	}
+	if err := c.checkRate(); err != nil {
+		return err
+	}
 	if len(c.CPUs) > 1 && len(c.CPUs) != c.measuredThreads() {
 		return e(s("CPUs", c.CPUs), t(": want one CPU (every thread on it) or %d, one per measured thread: %s", c.measuredThreads(), c.threadList()))
 	}
@@ -251,6 +272,9 @@ func (c *Config) Validate() error {
 		return e(f("Backend"), t(": %v", err))
 	}
 	if err := c.checkDriver(); err != nil {
+		return err
+	}
+	if err := c.checkMinWait(); err != nil {
 		return err
 	}
 	if c.Backend.Check != nil {
@@ -268,6 +292,26 @@ func (c *Config) Validate() error {
 			f("Writer"), t(" self or process, or run without asyncpreemptoff"))
 	}
 	return checkCPUs(c.CPUs)
+}
+
+// checkMinWait refuses a minimum wait where the backend's wait has none,
+// or one longer than the readiness call's timeout, which it would outlast.
+func (c *Config) checkMinWait() error {
+	switch {
+	case c.MinWait == 0:
+		return nil
+	case !c.Backend.Features.Has(MinWaits) && c.Backend.IsLoop():
+		return NewConfigError(Field("MinWait"), Text(" with "), Setting("Backend", c.Backend.Name),
+			Text(": only io_uring's wait has a minimum wait (uring, uring-oneshot, uring-epoll), and this backend makes no readiness call"))
+	case !c.Backend.Features.Has(MinWaits):
+		return NewConfigError(Field("MinWait"), Text(" with "), Setting("Backend", c.Backend.Name),
+			Text(": only io_uring's wait has a minimum wait (uring, uring-oneshot, uring-epoll); "), Field("Delay"),
+			Text(" sleeps before each readiness call instead"))
+	}
+	if limit := c.withDefaults().WaitTimeout; limit > 0 && c.MinWait > limit {
+		return NewConfigError(Setting("MinWait", c.MinWait), Text(": want at most the readiness call's timeout, %v", limit))
+	}
+	return nil
 }
 
 // checkCPUs reports, in one line, every CPU this process may not run on.
@@ -359,6 +403,30 @@ func (c *Config) checkShare() error {
 		return e(share, t(" with "), s("Readers", c.readers()), t(": want 2 or more readers to share one backend instance"))
 	case c.Churn > 0:
 		return e(share, t(" with "), s("Churn", c.Churn), t(": readers sharing one instance would remove and re-add each other's descriptors"))
+	}
+	return nil
+}
+
+// MaxRate bounds Rate, tokens per second: far above what a pipe moves.
+const MaxRate = 1e9
+
+// checkRate refuses a Rate that cannot pace: out of range, with tokens
+// in flight, or with a writer that cannot keep a schedule.
+func (c *Config) checkRate() error {
+	if c.Rate == 0 {
+		return nil
+	}
+	e, s, t := NewConfigError, Setting, Text
+	rate := s("Rate", strconv.FormatFloat(c.Rate, 'f', -1, 64))
+	switch mode := c.writerMode(); {
+	case !(c.Rate > 0 && c.Rate <= MaxRate): // NaN too
+		return e(rate, t(": want a rate above 0 up to %g tokens per second (0: the closed loop of ", MaxRate), Field("InFlight"), t(")"))
+	case c.InFlight > 0:
+		return e(rate, t(" with "), s("InFlight", c.InFlight), t(": an open-loop writer sends on its schedule, with no tokens in flight to bound it: give one or the other"))
+	case mode == WriterSelf:
+		return e(rate, t(" with "), s("Writer", mode), t(": a reader that writes its tokens on cannot pace them: use "), Field("Writer"), t(" thread, process or auto"))
+	case c.Backend.Features.Has(FollowsRoute):
+		return e(rate, t(" with "), s("Backend", c.Backend.Name), t(": the bypass follows the tokens of a closed loop (use "), Field("InFlight"), t("), not an open-loop writer's"))
 	}
 	return nil
 }

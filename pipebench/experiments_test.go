@@ -1,6 +1,7 @@
 package pipebench_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -114,6 +115,11 @@ func TestRunCPUPinning(t *testing.T) {
 	}
 }
 
+// minWaiter is a backend whose wait takes a minimum wait, for the checks
+// that come before it opens.
+var minWaiter = pipebench.Factory{Name: "minwaiter", Features: pipebench.MinWaits,
+	Open: func(pipebench.Options) (pipebench.Mechanism, error) { return nil, errors.New("not for running") }}
+
 func TestRunExperimentConfigErrors(t *testing.T) {
 	cases := []struct {
 		name string
@@ -125,6 +131,14 @@ func TestRunExperimentConfigErrors(t *testing.T) {
 		{"delay bypass", func(c *pipebench.Config) { c.Backend, c.Delay = &pipebench.Bypass, time.Millisecond }, "Delay with Backend bypass"},
 		{"eventfd latency", func(c *pipebench.Config) { c.Source, c.Latency = pipebench.SourceEventfd, true }, "Source eventfd with Latency"},
 		{"eventfd bypass", func(c *pipebench.Config) { c.Backend, c.Source = &pipebench.Bypass, pipebench.SourceEventfd }, "Source eventfd with Backend bypass"},
+		{"minwait negative", func(c *pipebench.Config) { c.MinWait = -time.Millisecond }, "MinWait -1ms: want 0 (none) or at least 1µs"},
+		{"minwait below a microsecond", func(c *pipebench.Config) { c.MinWait = 500 }, "MinWait 500ns: want 0 (none) or at least 1µs"},
+		{"minwait poll", func(c *pipebench.Config) { c.MinWait = time.Millisecond }, "MinWait with Backend poll: only io_uring's wait has a minimum wait"},
+		{"minwait bypass", func(c *pipebench.Config) { c.Backend, c.MinWait = &pipebench.Bypass, time.Millisecond }, "makes no readiness call"},
+		{"minwait past the timeout", func(c *pipebench.Config) {
+			c.Backend, c.MinWait, c.WaitTimeout = &minWaiter, 20*time.Millisecond, 10*time.Millisecond
+		}, "MinWait 20ms: want at most the readiness call's timeout, 10ms"},
+		{"minwait past the default timeout", func(c *pipebench.Config) { c.Backend, c.MinWait = &minWaiter, 101*time.Millisecond }, "timeout, 100ms"},
 		{"cpu out of range", func(c *pipebench.Config) { c.CPUs = []int{4096} }, "CPUs 4096"},
 		{"three cpus", func(c *pipebench.Config) { c.CPUs = []int{0, 0, 0} }, "CPUs"},
 	}

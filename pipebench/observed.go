@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/pipebench/pipebench/internal/tokens"
 	"github.com/pipebench/pipebench/stats"
 )
 
@@ -32,6 +33,10 @@ type observed struct {
 	elapsed     time.Duration
 	halts       Halts      // the CPUs' idle-state entries over the window
 	machine     MachineCPU // the machine's CPU time over the window
+	// An open-loop run's schedule, fixed when the window opened, and the
+	// monotonic time (tokens.Nanotime) at which the window closed.
+	schedule tokens.Schedule
+	stopped  int64
 
 	// When the window closed: each reader's counts, the ctl calls of
 	// every backend instance, the readers' histograms merged, a kernel
@@ -128,6 +133,7 @@ func (r *run) result(th *threads) *Result {
 		t.Lost = int64(t.Sent) - int64(t.Received) - int64(t.Drained)
 	}
 	res.Tokens = t
+	res.Pacing = r.pacing(res)
 	if cfg.several() {
 		res.Readers = make([]ReaderResult, len(o.final))
 		for k, c := range o.final {
@@ -139,6 +145,38 @@ func (r *run) result(th *threads) *Result {
 		}
 	}
 	return res
+}
+
+// pacing is an open-loop run's pacing (Config.Rate), from its schedule,
+// its writers' reports and the tokens res accounts for; nil for a closed
+// loop.
+func (r *run) pacing(res *Result) *Pacing {
+	s := r.obs.schedule
+	if r.cfg.Rate == 0 || s.Rate == 0 {
+		return nil
+	}
+	each := tokens.NewPace(s, 0, r.cfg.Writers)
+	p := &Pacing{Rate: s.Rate, Tick: each.Tick(), TokensPerTick: each.TokensPerTick()}
+	// The window ends when the writers were told to stop, or at a
+	// writer's last tick if that read the clock later (it may have, just
+	// before it saw the stop flag): every token sent was due by then.
+	end := r.obs.stopped
+	for _, rep := range r.obs.wreps {
+		p.Ticks += rep.Ticks
+		p.MaxBacklog = max(p.MaxBacklog, rep.MaxBacklog)
+		end = max(end, rep.LastTick)
+	}
+	p.Window, p.Due = time.Duration(max(end-s.T0, 0)), tokens.NewPace(s, 0, 1).DueBy(end)
+	if res.Tokens.SentUnknown {
+		return p
+	}
+	tk := res.Tokens
+	p.Backlog = p.Due - min(tk.Sent, p.Due)
+	if secs := p.Window.Seconds(); secs > 0 {
+		p.SentRate, p.ReceivedRate = float64(tk.Sent)/secs, float64(tk.Received)/secs
+	}
+	p.judge(tk, r.cfg.Writers)
+	return p
 }
 
 // writerResults are each writer's part of a run with several readers or

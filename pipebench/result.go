@@ -135,6 +135,9 @@ type Result struct {
 	// failure cut short): Intervals and Tail add up to Totals.
 	Tail   Counts `json:"tail"`
 	Tokens Tokens `json:"tokens"`
+	// Pacing is how an open-loop run (Config.Rate) kept its schedule; nil
+	// for a closed loop.
+	Pacing *Pacing `json:"pacing,omitempty"`
 	// WriterWrites, WriterReads and WriterWaits are the writer's system
 	// calls in the window (thread and process mode), made until it saw the
 	// window close: every write(2) of a token, those that found the pipe
@@ -148,7 +151,9 @@ type Result struct {
 	// Totals.Calls.
 	PerCall stats.Hist `json:"-"`
 	// Latency is the write-to-read time of every token received, in
-	// nanoseconds (latency mode only).
+	// nanoseconds (latency mode only); in an open-loop run (Config.Rate)
+	// the time from its scheduled send to its read, free of coordinated
+	// omission (internal/tokens, pace.go).
 	Latency stats.Hist `json:"-"`
 	// Readers and Writers are each reader's and writer thread's part, when
 	// there are several readers or writers (Config.Readers,
@@ -224,4 +229,72 @@ type WriterResult struct {
 	Drained  uint64 `json:"drained"`
 	Lost     int64  `json:"lost"`
 	Usage    Usage  `json:"usage"`
+}
+
+// Pacing is how an open-loop run (Config.Rate) kept its schedule: what it
+// offered, how its writers ticked, what they sent and the readers
+// received, and whether the rate was past saturation. Its window runs
+// from the schedule's start, when the measured window opened, to when
+// the window closed and the writers were told to stop (or a writer's
+// last tick, if it read the clock a moment later).
+type Pacing struct {
+	// Rate is the offered rate, tokens per second (Config.Rate).
+	Rate float64 `json:"rate"`
+	// Tick is each writer's tick: the time between two of its tokens, or
+	// tokens.MinTick where they come faster; TokensPerTick are the
+	// tokens due in a tick (1, or more at MinTick). Ticks counts the
+	// writers' wake-ups, at each of which they read the clock once and
+	// wrote what was due: Tokens.Sent / Ticks is what a tick wrote.
+	Tick          time.Duration `json:"tick_ns"`
+	TokensPerTick float64       `json:"tokens_per_tick"`
+	Ticks         uint64        `json:"ticks"`
+	// Window is the schedule's time, and Due the tokens due in it (every
+	// writer's).
+	Window time.Duration `json:"window_ns"`
+	Due    uint64        `json:"due"`
+	// SentRate is the rate the writers achieved, Tokens.Sent per second
+	// of Window; ReceivedRate the readers', Tokens.Received per second of
+	// it.
+	SentRate     float64 `json:"sent_rate"`
+	ReceivedRate float64 `json:"received_rate"`
+	// Backlog is the tokens due in the window and not sent (up to a
+	// tick's when the writers keep up); MaxBacklog the most one writer
+	// found due and not yet written when it woke.
+	Backlog    uint64 `json:"backlog"`
+	MaxBacklog uint64 `json:"max_backlog"`
+	// Saturated says that the rate was past saturation, and Behind who
+	// fell behind (SaturationShare).
+	Saturated bool   `json:"saturated"`
+	Behind    string `json:"behind,omitempty"`
+}
+
+// SaturationShare is the share of its tokens a side may leave behind
+// before an open-loop run says the rate is past saturation (Pacing): the
+// writers, when their Backlog at the end is over SaturationShare of the
+// tokens due (they could not write what was due: pipes full, or no CPU to
+// write on time); the readers, when the tokens sent and not received
+// (drained at the end: the tokens in flight, which a reader that keeps
+// up holds at a few) are over SaturationShare of those sent. Either is
+// allowed two ticks' tokens besides, so that a short window at a low
+// rate is not judged on a token.
+const SaturationShare = 0.01
+
+// judge sets Saturated and Behind from the backlog and the tokens tk
+// accounts for, of writers writers.
+func (p *Pacing) judge(tk Tokens, writers int) {
+	slack := 2 * p.TokensPerTick * float64(writers)
+	over := func(left, of uint64) bool {
+		return float64(left) > max(SaturationShare*float64(of), slack)
+	}
+	wrote := over(p.Backlog, p.Due)
+	read := tk.Sent > tk.Received && over(tk.Sent-tk.Received, tk.Sent)
+	switch {
+	case wrote && read:
+		p.Behind = "writers and readers"
+	case wrote:
+		p.Behind = "writers"
+	case read:
+		p.Behind = "readers"
+	}
+	p.Saturated = wrote || read
 }

@@ -174,7 +174,7 @@ func (r *run) startWriter() error {
 	mode := r.plan.Writer
 	if mode == WriterProcess {
 		p, err := startWriterProcess(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed,
-			Latency: cfg.Latency, Source: cfg.Source, CPU: cfg.writerCPU(0), CloseAtStop: r.follows()})
+			Latency: cfg.Latency, Source: cfg.Source, Rate: cfg.Rate, CPU: cfg.writerCPU(0), CloseAtStop: r.follows()})
 		if err != nil {
 			return err
 		}
@@ -341,7 +341,7 @@ func (r *run) readerName(k int) string {
 func (r *run) openBackend(k int) (Interest, error) {
 	cfg := &r.cfg
 	lo, hi := cfg.part(k)
-	o := Options{Pipes: hi - lo, MaxFD: int(r.plan.Limit) - 1, Nest: cfg.Nest}
+	o := Options{Pipes: hi - lo, MaxFD: int(r.plan.Limit) - 1, Nest: cfg.Nest, MinWait: cfg.MinWait}
 	if cfg.Backend.IsLoop() {
 		l, err := cfg.Backend.OpenLoop(o)
 		r.loop = l

@@ -30,13 +30,16 @@ import (
 //     several writers' rows add up to the run's sent, full writes, writes,
 //     reads, waits and writer threads' usage, and each row's Lost is its
 //     own Sent minus Received minus Drained;
+//   - an open-loop run's pacing adds up: its writers sent no token before
+//     it was due, its backlog is the tokens due less those sent, and its
+//     rates are the tokens sent and received over its window;
 //   - tokens are conserved: nothing is lost, by the run or by any writer.
 //
 // A broken conservation alone is a *TokenLossError: a run that failed (its
 // writer process died, say) may have lost tokens for the reason its error
 // gives, but every other invariant still holds for it.
 func (res *Result) CheckValid() error {
-	for _, check := range []func() error{res.checkCounts, res.checkReaders, res.checkHists, res.checkTokens, res.checkWriters} {
+	for _, check := range []func() error{res.checkCounts, res.checkReaders, res.checkHists, res.checkTokens, res.checkWriters, res.checkPacing} {
 		if err := check(); err != nil {
 			return fmt.Errorf("invalid result: %w", err)
 		}
@@ -188,6 +191,24 @@ func (res *Result) checkWriters() error {
 			w.WriterWrites, w.WriterReads, w.WriterWaits, res.WriterWrites, res.WriterReads, res.WriterWaits)
 	case w.WriterThread != res.WriterThread:
 		return fmt.Errorf("writers' usage adds up to %+v, the writer threads' is %+v", w.WriterThread, res.WriterThread)
+	}
+	return nil
+}
+
+// checkPacing: an open-loop run's pacing adds up.
+func (res *Result) checkPacing() error {
+	p, tk := res.Pacing, res.Tokens
+	if p == nil || tk.SentUnknown {
+		return nil
+	}
+	secs := p.Window.Seconds()
+	switch {
+	case tk.Sent > p.Due:
+		return fmt.Errorf("pacing: %d tokens sent, %d due: sent before their time", tk.Sent, p.Due)
+	case p.Backlog != p.Due-tk.Sent:
+		return fmt.Errorf("pacing: backlog %d, but due %d - sent %d = %d", p.Backlog, p.Due, tk.Sent, p.Due-tk.Sent)
+	case secs > 0 && (!near(p.SentRate, float64(tk.Sent)/secs) || !near(p.ReceivedRate, float64(tk.Received)/secs)):
+		return fmt.Errorf("pacing: sent %v/s and received %v/s, but %d and %d tokens over %v s", p.SentRate, p.ReceivedRate, tk.Sent, tk.Received, secs)
 	}
 	return nil
 }

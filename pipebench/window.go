@@ -154,7 +154,7 @@ func (r *run) startThreads(rds []*reader) *threads {
 				u := osthread.StartUsage(unix.RUSAGE_THREAD)
 				err := th.writers[w].Run()
 				th.wreps[w].Thread, _ = u.Stop()
-				th.wreps[w].WriterCounts = th.writers[w].Counts
+				th.wreps[w].WriterCounts, th.wreps[w].LastTick = th.writers[w].Counts, th.writers[w].LastTick
 				if err != nil {
 					r.fail(err)
 				}
@@ -202,10 +202,14 @@ func (r *run) newWriter(w int) *tokens.Writer {
 			wfds = append(wfds, r.wfds[i])
 		}
 	}
-	return &tokens.Writer{
+	wr := &tokens.Writer{
 		WFDs: wfds, Route: tokens.NewRouter(cfg.Route, cfg.Seed+uint64(w)*seedApart, len(wfds)), InFlight: cfg.writerInFlight(w),
 		Credits: r.credits[w].r, Stop: &r.stop, Format: cfg.format(),
 	}
+	if cfg.Rate > 0 { // its schedule starts when the window opens
+		wr.Pace = tokens.NewPace(tokens.Schedule{Rate: cfg.Rate}, w, cfg.Writers)
+	}
+	return wr
 }
 
 // window is what the window's start was: its time, the ctl count and CPU
@@ -239,9 +243,10 @@ func (r *run) openWindow(th *threads) window {
 	w.ctl0 = r.ctlNow()
 	w.cpu0 = clocks.read(CPUTimes{})
 	w.t0 = time.Now()
+	r.startSchedule(th)
 	close(th.start)
 	if r.proc != nil {
-		if err := r.proc.Send(msgStart, nil); err != nil {
+		if err := r.proc.Send(msgStart, writerStart{T0: r.obs.schedule.T0}); err != nil {
 			r.fail(r.procErr(err))
 		}
 		go func() {
@@ -256,10 +261,25 @@ func (r *run) openWindow(th *threads) window {
 	return w
 }
 
+// startSchedule fixes an open-loop run's schedule (Config.Rate) as the
+// window opens: its T0 is now, for the writer threads, which read it once
+// the window has opened, and for the writer process, told in its start
+// message.
+func (r *run) startSchedule(th *threads) {
+	if r.cfg.Rate == 0 {
+		return
+	}
+	r.obs.schedule = tokens.Schedule{T0: tokens.Nanotime(), Rate: r.cfg.Rate}
+	for _, w := range th.writers {
+		w.Pace.T0 = r.obs.schedule.T0
+	}
+}
+
 // closeWindow ends the window: the writers are told to stop at once, so
 // that they write nothing after it, the readers return, OnDone is called,
 // and the readers' final counts and distributions are kept.
 func (r *run) closeWindow(rds []*reader, th *threads, w window) {
+	r.obs.stopped = tokens.Nanotime()
 	r.end()
 	for i, c := range r.credits {
 		var sb [8]byte

@@ -1,6 +1,7 @@
 package pipebench
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"runtime"
@@ -49,8 +50,16 @@ func writerProcessMain(ctl *child.Conn) error {
 	if err := ctl.Send(msgReady, writerReady{TID: unix.Gettid()}); err != nil {
 		return err
 	}
-	if _, err := ctl.Expect(msgStart); err != nil {
+	body, err := ctl.Expect(msgStart)
+	if err != nil {
 		return err
+	}
+	if s.Rate > 0 {
+		var st writerStart
+		if err := json.Unmarshal(body, &st); err != nil {
+			return fmt.Errorf("writer process: decode start message: %w", err)
+		}
+		w.Pace = tokens.NewPace(tokens.Schedule{T0: st.T0, Rate: s.Rate}, 0, 1)
 	}
 	if err := writeAndReport(ctl, &w, s.CloseAtStop); err != nil {
 		return err
@@ -99,7 +108,7 @@ func writeAndReport(ctl *child.Conn, w *tokens.Writer, closeAtStop bool) error {
 	if err := w.Run(); err != nil {
 		return err
 	}
-	rep := writerReport{WriterCounts: w.Counts}
+	rep := writerReport{WriterCounts: w.Counts, LastTick: w.LastTick}
 	var err error
 	if rep.Thread, err = th.Stop(); err != nil {
 		return err

@@ -17,6 +17,12 @@ const (
 	// descriptor has data, posting a completion per read, until the kernel
 	// ends it.
 	opReadMultishot = 49
+	// opEpollWait (IORING_OP_EPOLL_WAIT, Linux 6.15) is an epoll_wait on
+	// the epoll set in sqe.fd, into the events at sqe.addr, at most sqe.len
+	// of them; its completion's res is how many it stored, or -errno. With
+	// none ready it waits, by an internal poll of the set, and stores them
+	// when the set turns ready.
+	opEpollWait = 59
 	// sqeBufferSelect (IOSQE_BUFFER_SELECT, in sqe.flags): the kernel picks
 	// the read's buffer from the group in sqe.bufIndex (buf_group).
 	sqeBufferSelect = 1 << 5
@@ -77,6 +83,9 @@ const (
 	// params.features bits.
 	featSingleMmap = 1 << 0 // IORING_FEAT_SINGLE_MMAP (5.4): SQ and CQ rings share one mapping
 	featExtArg     = 1 << 8 // IORING_FEAT_EXT_ARG (5.11): io_uring_enter takes a timeout
+	// featMinTimeout (IORING_FEAT_MIN_TIMEOUT, 6.12): io_uring_enter
+	// honours geteventsArg.minWaitUsec; earlier kernels ignore the field.
+	featMinTimeout = 1 << 15
 
 	// io_uring_enter flags.
 	enterGetEvents = 1 << 0 // IORING_ENTER_GETEVENTS: wait for min_complete completions

@@ -36,6 +36,7 @@ func TestABI(t *testing.T) {
 		{"sizeof io_sqring_offsets", unsafe.Sizeof(p.sqOff), 40},
 		{"sizeof io_cqring_offsets", unsafe.Sizeof(p.cqOff), 40},
 		{"sizeof io_uring_getevents_arg", unsafe.Sizeof(a), 24},
+		{"getevents_arg.min_wait_usec", unsafe.Offsetof(a.minWaitUsec), 12},
 		{"getevents_arg.ts", unsafe.Offsetof(a.ts), 16},
 		{"sizeof __kernel_timespec", unsafe.Sizeof(kernelTimespec{}), 16},
 	} {

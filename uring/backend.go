@@ -27,8 +27,9 @@ type backend struct {
 	settings Settings
 	files    fixedFiles
 	registry
-	call uint64 // Wait calls so far
-	ctl  atomic.Uint64
+	call    uint64 // Wait calls so far
+	minWait time.Duration
+	ctl     atomic.Uint64
 }
 
 // opener returns the Open function of the multishot (multi) or one-shot
@@ -68,7 +69,11 @@ func open(o pipebench.Options, multi bool, s Settings) (pipebench.Mechanism, err
 		r.close()
 		return nil, errNoExtArg
 	}
-	return &backend{ring: r, multi: multi, settings: s, registry: newRegistry(o.Pipes, o.MaxFD)}, nil
+	if err := openMinWait(r, o.MinWait); err != nil {
+		r.close()
+		return nil, err
+	}
+	return &backend{ring: r, multi: multi, settings: s, registry: newRegistry(o.Pipes, o.MaxFD), minWait: o.MinWait}, nil
 }
 
 func (b *backend) Add(fd int, tag int32) error { return b.add(fd, tag) }
@@ -129,7 +134,10 @@ func (b *backend) Remove(fd int, tag int32) error {
 // one the kernel ended, is re-armed at the start of the next Wait, after
 // the caller has read the descriptor; the re-arms go to the kernel in the
 // same io_uring_enter that waits. Completions already in the CQ ring are
-// reported without a system call when nothing is queued.
+// reported without a system call when nothing is queued, unless a minimum
+// wait is asked: a Wait that may block then goes to the kernel, which
+// returns once there is a completion per ready slot, or once the minimum
+// wait has passed and there is one (waitMin).
 func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 	if len(ready) == 0 {
 		return 0, waitcall.ErrNoRoom
@@ -149,6 +157,9 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 			return 0, err
 		}
 	}
+	if b.minWait > 0 && timeout != 0 {
+		return waitMin(b.ring, b, ready, timeout, b.minWait, uint32(len(ready)))
+	}
 	if b.ring.pending() == 0 {
 		if n, err := b.reap(ready); n > 0 || err != nil {
 			return n, err
@@ -164,14 +175,8 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 		if err := b.rearmAll(b); err != nil {
 			return 0, err
 		}
-		min := uint32(1)
-		if left == 0 {
-			min = 0
-		}
-		_, errno := b.ring.enter(min, true, left)
-		switch errno {
-		case 0, unix.ETIME, unix.EINTR, unix.EBUSY:
-		default:
+		_, errno := b.ring.enter(waitFor(left), true, left)
+		if waitFailed(errno) {
 			return 0, fmt.Errorf("io_uring_enter: %w", errno)
 		}
 		n, err := b.reap(ready)
@@ -191,6 +196,9 @@ func (b *backend) Wait(ready []int32, timeout time.Duration) (int, error) {
 		}
 	}
 }
+
+// queue has the re-arms queued (waitMin's ringWaiter).
+func (b *backend) queue([]int32) error { return b.rearmAll(b) }
 
 // reap reports, into ready, the registered tags of the completions in the
 // CQ ring, each once, and consumes every completion it has looked at. It

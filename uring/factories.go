@@ -1,12 +1,14 @@
 // Package uring holds the io_uring backends of pipebench. Two learn
 // readiness from the completions of IORING_OP_POLL_ADD requests rather than
-// from a wait call that returns a list; three more let io_uring do the
-// reads and the writes themselves. It is written over
-// golang.org/x/sys/unix (io_uring_setup, io_uring_enter, io_uring_register
-// and the mmap'd rings; no cgo, no library): ring.go sets a ring up and
-// moves entries through it, abi.go holds the kernel's layouts, registry.go
-// the registrations both kinds keep, backend.go the poll Backend, rw.go
-// and rwdrive.go the reading and writing one, bufring.go its provided
+// from a wait call that returns a list; one waits on an epoll set through
+// the ring; three more let io_uring do the reads and the writes
+// themselves. It is written over golang.org/x/sys/unix (io_uring_setup,
+// io_uring_enter, io_uring_register and the mmap'd rings; no cgo, no
+// library): ring.go sets a ring up and moves entries through it, abi.go
+// holds the kernel's layouts, registry.go the registrations both kinds
+// keep, backend.go the poll Backend, epollwait.go the epoll one,
+// minwait.go the kernel's minimum wait their waits can take, rw.go and
+// rwdrive.go the reading and writing one, bufring.go its provided
 // buffers.
 //
 // Two variants: "uring" arms one multishot poll per descriptor (Linux 5.13)
@@ -15,6 +17,12 @@
 // the next Wait, one submission per event, the io_uring analogue of
 // EPOLLONESHOT. Registration changes are queued and submitted with the next
 // wait, in the same system call.
+//
+// "uring-epoll" keeps the pipes in an epoll set (epoll_ctl) and waits for
+// it with an IORING_OP_EPOLL_WAIT request (Linux 6.15), reading the events
+// from its completion: an epoll event loop whose wait has moved into
+// io_uring. The three Mechanisms' waits take io_uring's minimum wait
+// (Options.MinWait, Linux 6.12).
 //
 // Three variants do the I/O in the ring (a pipebench.Loop, like the
 // bypass: the harness calls Run on the reader thread): "uring-rw" arms
@@ -40,7 +48,7 @@ import "github.com/pipebench/pipebench/pipebench"
 var Factory = pipebench.Factory{
 	Name:     "uring",
 	Summary:  "io_uring multishot poll (IORING_POLL_ADD_MULTI, Linux 5.13), re-armed when the kernel ends it",
-	Features: pipebench.EdgeTriggered | pipebench.RingQueued,
+	Features: pipebench.EdgeTriggered | pipebench.RingQueued | pipebench.MinWaits,
 	FDs:      1,
 	Check:    checker("uring", pollSettings, "uring", pollSettings, false),
 	Open:     opener(true, pollSettings),
@@ -52,7 +60,7 @@ var Factory = pipebench.Factory{
 var OneShotFactory = pipebench.Factory{
 	Name:     "uring-oneshot",
 	Summary:  "io_uring single-shot poll (IORING_OP_POLL_ADD), re-armed by the next wait",
-	Features: pipebench.OneShot | pipebench.RingQueued,
+	Features: pipebench.OneShot | pipebench.RingQueued | pipebench.MinWaits,
 	FDs:      1,
 	Check:    checker("uring-oneshot", pollSettings, "uring-oneshot", pollSettings, false),
 	Open:     opener(false, pollSettings),
@@ -92,10 +100,27 @@ var RWSQPollFactory = pipebench.Factory{
 	OpenLoop: rwOpener(true, true, sqpollSettings),
 }
 
+// EpollFactory opens backends that wait on an epoll set holding the pipes
+// through the ring: an IORING_OP_EPOLL_WAIT (Linux 6.15) whose completion
+// brings the events. Level-triggered, as the epoll set is.
+var EpollFactory = pipebench.Factory{
+	Name:     "uring-epoll",
+	Summary:  "io_uring waits on an epoll set of the pipes (IORING_OP_EPOLL_WAIT, Linux 6.15); epoll_ctl registers them",
+	Features: pipebench.MinWaits,
+	FDs:      2,
+	Check:    epollChecker("uring-epoll", epollSettings),
+	Open:     epollOpener(epollSettings),
+}
+
 // checker is the Check of a factory with settings s: it refuses, before
-// any pipe is made, a setting the kernel lacks.
+// any pipe is made, a setting the kernel lacks, and a minimum wait.
 func checker(baseName string, applies Settings, name string, s Settings, sqpoll bool) func(*pipebench.Config) error {
-	return func(*pipebench.Config) error { return checkSettings(name, s, sqpoll, baseName, applies) }
+	return func(c *pipebench.Config) error {
+		if err := checkSettings(name, s, sqpoll, baseName, applies); err != nil {
+			return err
+		}
+		return checkMinWait(c, name)
+	}
 }
 
 // PollFactories are the poll variants; RWFactories those that do the I/O.
@@ -105,4 +130,4 @@ var (
 )
 
 // Factories are every variant, for the command's table of backends.
-var Factories = append(append([]pipebench.Factory{}, PollFactories...), RWFactories...)
+var Factories = append(append(append([]pipebench.Factory{}, PollFactories...), EpollFactory), RWFactories...)

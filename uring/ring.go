@@ -44,9 +44,10 @@ type ring struct {
 	cqMask         uint32
 	cqes           []cqe
 
-	// arg and ts are handed to io_uring_enter for a timed wait; arg.ts holds
-	// &ts, which stays valid because the ring is never moved (Go's heap does
-	// not move objects) and lives as long as the backend.
+	// arg and ts are handed to io_uring_enter for a timed wait or one with
+	// a minimum wait; arg.ts holds &ts (or 0: no timeout), which stays
+	// valid because the ring is never moved (Go's heap does not move
+	// objects) and lives as long as the backend.
 	arg geteventsArg
 	ts  kernelTimespec
 
@@ -136,7 +137,6 @@ func newRing(sqEntries, cqEntries uint32, sqpoll bool, s Settings) (*ring, error
 		r.close()
 		return nil, err
 	}
-	r.arg.ts = uint64(uintptr(unsafe.Pointer(&r.ts)))
 	return r, nil
 }
 
@@ -291,6 +291,15 @@ func (r *ring) push() {
 // (io_uring_enter is not restarted), and Wait's loop then calls rearmAll
 // and reap, where a goroutine the runtime asked to stop does so.
 func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int, unix.Errno) {
+	return r.enterMin(minComplete, wait, timeout, 0)
+}
+
+// enterMin is enter with a minimum wait (minWait > 0, whole microseconds;
+// the kernel must have IORING_FEAT_MIN_TIMEOUT): the wait returns once
+// minComplete completions are in the CQ ring, or once minWait has passed
+// and at least one is, or at the first completion after that, or at the
+// timeout (minwait.go).
+func (r *ring) enterMin(minComplete uint32, wait bool, timeout, minWait time.Duration) (int, unix.Errno) {
 	var flags, argp, argsz uintptr
 	if r.sqpoll {
 		// The tail stored by push and this load are both sequentially
@@ -305,8 +314,12 @@ func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int,
 	}
 	if wait {
 		flags = enterGetEvents
-		if timeout > 0 {
-			r.ts = kernelTimespec{sec: int64(timeout / time.Second), nsec: int64(timeout % time.Second)}
+		if timeout > 0 || minWait > 0 {
+			r.arg.ts, r.arg.minWaitUsec = 0, uint32(minWait/time.Microsecond)
+			if timeout > 0 {
+				r.ts = kernelTimespec{sec: int64(timeout / time.Second), nsec: int64(timeout % time.Second)}
+				r.arg.ts = uint64(uintptr(unsafe.Pointer(&r.ts)))
+			}
 			flags |= enterExtArg
 			argp, argsz = uintptr(unsafe.Pointer(&r.arg)), unsafe.Sizeof(r.arg)
 		}
@@ -318,6 +331,22 @@ func (r *ring) enter(minComplete uint32, wait bool, timeout time.Duration) (int,
 	}
 	r.enters++
 	return waitcall.Split(waitcall.Raw6(unix.SYS_IO_URING_ENTER, fd, uintptr(r.pending()), uintptr(minComplete), flags, argp, argsz))
+}
+
+// waitFor is how many completions a Wait's io_uring_enter with timeout
+// left waits for: one, or none when it may not block.
+func waitFor(left time.Duration) uint32 {
+	if left == 0 {
+		return 0
+	}
+	return 1
+}
+
+// waitFailed says whether a waiting io_uring_enter failed: a signal
+// (EINTR), the timeout (ETIME) and a full CQ ring the kernel is flushing
+// (EBUSY) are part of waiting.
+func waitFailed(e unix.Errno) bool {
+	return e != 0 && e != unix.ETIME && e != unix.EINTR && e != unix.EBUSY
 }
 
 // taskWork says whether the kernel has flagged completions waiting as

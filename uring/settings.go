@@ -85,6 +85,7 @@ type base struct {
 	// why says, for a setting that does not apply, why not.
 	why                 map[Settings]string
 	poll, multi, sqpoll bool
+	epoll               bool // uring-epoll
 }
 
 // The settings each kind of backend can use. The poll backends' Wait may
@@ -97,6 +98,8 @@ const (
 	rwSettings     = Fixed | Defer | RegRing | TaskrunFlag | Batch
 	sqpollSettings = Fixed | RegRing
 	pollSettings   = Fixed | TaskrunFlag
+	// uring-epoll's ring is set up as the poll backends' are.
+	epollSettings = TaskrunFlag
 )
 
 var (
@@ -104,6 +107,12 @@ var (
 		Defer:   "its Wait may run on any thread, and DEFER_TASKRUN lets only one task enter the ring",
 		RegRing: "its Wait may run on any thread, and a registered ring descriptor belongs to the task that registered it",
 		Batch:   "it writes nothing through the ring",
+	}
+	epollWhy = map[Settings]string{
+		Fixed:   "its one request names one descriptor, the epoll set's, and epoll_ctl registers the pipes by descriptor",
+		Defer:   pollWhy[Defer],
+		RegRing: pollWhy[RegRing],
+		Batch:   pollWhy[Batch],
 	}
 	sqpollWhy = map[Settings]string{
 		Defer:       "io_uring_setup refuses IORING_SETUP_DEFER_TASKRUN with IORING_SETUP_SQPOLL",
@@ -114,11 +123,12 @@ var (
 
 func bases() []base {
 	return []base{
-		{&Factory, pollSettings, pollWhy, true, true, false},
-		{&OneShotFactory, pollSettings, pollWhy, true, false, false},
-		{&RWFactory, rwSettings, nil, false, true, false},
-		{&RWOneShotFactory, rwSettings, nil, false, false, false},
-		{&RWSQPollFactory, sqpollSettings, sqpollWhy, false, true, true},
+		{&Factory, pollSettings, pollWhy, true, true, false, false},
+		{&OneShotFactory, pollSettings, pollWhy, true, false, false, false},
+		{&EpollFactory, epollSettings, epollWhy, false, false, false, true},
+		{&RWFactory, rwSettings, nil, false, true, false, false},
+		{&RWOneShotFactory, rwSettings, nil, false, false, false, false},
+		{&RWSQPollFactory, sqpollSettings, sqpollWhy, false, true, true, false},
 	}
 }
 
@@ -127,10 +137,11 @@ func bases() []base {
 var variants sync.Map // name -> *pipebench.Factory
 
 // Variant returns the factory of a backend name made of a base name
-// (uring, uring-oneshot, uring-rw, uring-rw-oneshot, uring-rw-sqpoll) and
-// suffixes -noSETTING, each once, in the order of VariantHelp, which turn
-// settings off: uring-rw-nofixed-nodefer. ok is false when name is no such
-// name; err says what is wrong with one that starts like it.
+// (uring, uring-oneshot, uring-epoll, uring-rw, uring-rw-oneshot,
+// uring-rw-sqpoll) and suffixes -noSETTING, each once, in the order of
+// VariantHelp, which turn settings off: uring-rw-nofixed-nodefer. ok is
+// false when name is no such name; err says what is wrong with one that
+// starts like it.
 func Variant(name string) (f *pipebench.Factory, ok bool, err error) {
 	if v, hit := variants.Load(name); hit {
 		return v.(*pipebench.Factory), true, nil
@@ -187,12 +198,15 @@ func (b *base) withSettings(name string, s Settings) *pipebench.Factory {
 	f := *b.f
 	f.Name = name
 	f.Summary = fmt.Sprintf("%s; settings %s", b.f.Summary, s)
-	if b.poll {
-		f.Open = func(o pipebench.Options) (pipebench.Mechanism, error) { return open(o, b.multi, s) }
-	} else {
-		f.OpenLoop = func(o pipebench.Options) (pipebench.Loop, error) { return openRW(o, b.multi, b.sqpoll, s) }
-	}
 	f.Check = checker(b.f.Name, b.applies, name, s, b.sqpoll)
+	switch {
+	case b.epoll: // whose Check probes its operation too
+		f.Open, f.Check = epollOpener(s), epollChecker(name, s)
+	case b.poll:
+		f.Open = opener(b.multi, s)
+	default:
+		f.OpenLoop = rwOpener(b.multi, b.sqpoll, s)
+	}
 	return &f
 }
 
@@ -226,26 +240,48 @@ func variantName(baseName string, applies, on Settings) string {
 	return name
 }
 
-// probed caches the kernel's answer for each set of settings: asked once
-// per process.
-var probed sync.Map // probeKey -> error
+// probed caches the kernel's answers (cached): asked once per process.
+var probed sync.Map // probeKey, or a kernelFact's key -> error
 
 type probeKey struct {
 	s      Settings
 	sqpoll bool
 }
 
+// cached is probe's answer for key, asked once per process.
+func cached(key any, probe func() error) error {
+	v, hit := probed.Load(key)
+	if !hit {
+		v, _ = probed.LoadOrStore(key, probe())
+	}
+	err, _ := v.(error)
+	return err
+}
+
+// kernelFact is what check says of a small ring of this kernel, asked
+// once per process and key (cached): nil where io_uring is refused
+// altogether, which Open explains.
+func kernelFact(key string, check func(*ring) error) error {
+	return cached(key, func() error { return probeRing(check) })
+}
+
+// probeRing runs check on a small ring.
+func probeRing(check func(*ring) error) error {
+	r, err := newRing(8, 16, false, 0)
+	if err != nil {
+		return nil
+	}
+	defer r.close()
+	return check(r)
+}
+
 // checkSettings refuses, before any pipe is made, a setting this kernel
 // lacks (Factory.Check). A kernel or a filter that refuses io_uring
 // altogether is left for Open to explain.
 func checkSettings(name string, s Settings, sqpoll bool, baseName string, applies Settings) error {
-	key := probeKey{s, sqpoll}
-	v, hit := probed.Load(key)
-	if !hit {
-		v, _ = probed.LoadOrStore(key, probeSettings(s, sqpoll))
-	}
+	err := cached(probeKey{s, sqpoll}, func() error { return probeSettings(s, sqpoll) })
 	var k *errKernel
-	if err, _ := v.(error); errors.As(err, &k) {
+	if errors.As(err, &k) {
 		return refusal(name, k, baseName, applies, s)
 	}
 	return nil

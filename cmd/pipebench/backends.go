@@ -22,6 +22,7 @@ var backends = []*pipebench.Factory{
 	&epoll.OneShotFactory,
 	&uring.Factory,
 	&uring.OneShotFactory,
+	&uring.EpollFactory,
 	&uring.RWFactory,
 	&uring.RWOneShotFactory,
 	&uring.RWSQPollFactory,

@@ -40,6 +40,7 @@ type runFlags struct {
 	source          string
 	churn           int
 	delay           time.Duration
+	minWait         time.Duration
 	cpus            []int
 	cpuSpread       bool
 	readers         int
@@ -47,6 +48,7 @@ type runFlags struct {
 	maxEvents       int
 	nest            int
 	share           bool
+	rate            float64
 }
 
 // register adds the run flags to fs, except those named in skip: a
@@ -77,10 +79,12 @@ func (rf *runFlags) register(fs *flag.FlagSet, skip ...string) {
 	fs.Var(uintFlag{&rf.seed}, "seed", "seed of the random route")
 	fs.Var(intFlag{&rf.warmup, 0, 1000, "intervals"}, "warmup", "leading intervals left out of the summary (0 keeps them all)")
 	fs.BoolVar(&rf.latency, "latency", false, "record each token's write-to-read time (8-byte tokens; a clock read per event and per write)")
+	fs.Var(rateFlag{&rf.rate}, "rate", "open loop: send this many tokens per second on a fixed schedule, such as 370k or 1.5M (no -l; -latency then times each token from its scheduled send)")
 	rf.source = "pipe"
 	fs.Var(choiceFlag{&rf.source, func(s string) error { _, err := pipebench.ParseSource(s); return err }}, "fd", "event source: pipe, unix (socketpair), tcp (loopback) or eventfd")
 	fs.Var(intFlag{&rf.churn, 0, maxPipes, "descriptors"}, "churn", "remove and re-add this many descriptors after every readiness call that returned events")
 	fs.Var(durationFlag{&rf.delay, time.Microsecond, "no delay", time.Second}, "delay", "sleep this long before every readiness call (batching by delay)")
+	fs.Var(durationFlag{&rf.minWait, time.Microsecond, "no minimum wait", 100 * time.Millisecond}, "minwait", "io_uring's minimum wait (Linux 6.12; uring, uring-oneshot, uring-epoll): a readiness call that blocks returns once -maxevents completions are in, or once this has passed and one is")
 	fs.Var(cpuFlag{cpuList(&rf.cpus), &rf.cpuSpread}, "cpu", "pin the measured threads: 0 puts all on CPU 0; a list names one CPU per thread, readers then writers (0,1: reader, writer); spread: round-robin over the allowed CPUs")
 	rf.readers, rf.writers = 1, 1
 	fs.Var(intFlag{&rf.readers, 1, pipebench.MaxThreads, "reader threads"}, "readers", "reader threads, each with its own backend instance over its own share of the pipes (2 or more need -writer thread or auto)")
@@ -115,8 +119,12 @@ func (rf *runFlags) build(set map[string]bool) (pipebench.Config, error) {
 	c := pipebench.Config{
 		Pipes: rf.pipes, InFlight: rf.inFlight, Seed: rf.seed,
 		Duration: rf.duration, Interval: rf.interval, Latency: rf.latency,
-		Churn: rf.churn, Delay: rf.delay, CPUs: rf.cpus, Spread: rf.cpuSpread,
+		Churn: rf.churn, Delay: rf.delay, MinWait: rf.minWait, CPUs: rf.cpus, Spread: rf.cpuSpread,
 		Readers: rf.readers, Writers: rf.writers, MaxEvents: rf.maxEvents, Nest: rf.nest, Share: rf.share,
+		Rate: rf.rate,
+	}
+	if rf.rate > 0 && !set["l"] {
+		c.InFlight = 0 // -rate is open loop: no tokens in flight unless -l says otherwise
 	}
 	c.Source, _ = pipebench.ParseSource(rf.source)
 	c.Writer, _ = pipebench.ParseWriterMode(rf.writer)

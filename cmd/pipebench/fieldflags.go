@@ -16,8 +16,9 @@ var fieldFlags = map[string]string{
 	// pipebench.Config, the run (and sweep's and seeds' runs).
 	"Pipes": "-n", "InFlight": "-l", "Backend": "-b", "Writer": "-writer", "Route": "-route",
 	"Seed": "-seed", "Duration": "-d", "Interval": "-i", "Latency": "-latency", "Source": "-fd",
-	"Churn": "-churn", "Delay": "-delay", "CPUs": "-cpu", "Spread": "-cpu",
+	"Churn": "-churn", "Delay": "-delay", "MinWait": "-minwait", "CPUs": "-cpu", "Spread": "-cpu",
 	"Readers": "-readers", "Writers": "-writers", "MaxEvents": "-maxevents", "Nest": "-nest", "Share": "-share",
+	"Rate": "-rate",
 	// herd.Config, beside the run's.
 	"Waiters": "-waiters", "Mode": "-mode", "Exclusive": "-exclusive", "Rounds": "-count",
 	// timeout.Config (Rounds as herd's).

@@ -218,3 +218,29 @@ func (f cpuFlag) Set(s string) error {
 	}
 	return f.list.Set(s)
 }
+
+// rateFlag is -rate: tokens per second, above 0, with k (thousand) or M
+// (million) after the number if wished: 370000, 370k, 1.5M.
+type rateFlag struct{ v *float64 }
+
+func (f rateFlag) String() string {
+	if f.v == nil || *f.v == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(*f.v, 'f', -1, 64)
+}
+
+func (f rateFlag) Set(s string) error {
+	num, unit := s, 1.0
+	if n, ok := strings.CutSuffix(s, "k"); ok {
+		num, unit = n, 1e3
+	} else if n, ok := strings.CutSuffix(s, "M"); ok {
+		num, unit = n, 1e6
+	}
+	x, err := strconv.ParseFloat(num, 64)
+	if x *= unit; err != nil || !(x > 0 && x <= pipebench.MaxRate) {
+		return fmt.Errorf("want tokens per second above 0 and up to %gM, such as 370000, 370k or 1.5M", pipebench.MaxRate/1e6)
+	}
+	*f.v = x
+	return nil
+}

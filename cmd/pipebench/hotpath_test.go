@@ -11,7 +11,9 @@ import (
 // hotFuncs are the functions a readiness call of the default table's
 // backends runs, by symbol (package path after the module's): the
 // reader's loop and its parts, each backend's Wait and what it calls
-// every time, the credit and forward paths, and the writer thread's loop.
+// every time, the credit and forward paths, and the writer thread's loops
+// (an open-loop writer's per token: its tick; it reads the clock once a
+// tick, outside it).
 var hotFuncs = []string{
 	"pipebench.(*reader).hot",
 	"pipebench.(*reader).serve",
@@ -22,6 +24,7 @@ var hotFuncs = []string{
 	"internal/tokens.SendCredit",
 	"internal/tokens.(*Writer).Run",
 	"internal/tokens.(*Writer).unbounded",
+	"internal/tokens.(*Writer).tick",
 	"internal/waitcall.Raw6.abi0",
 	"epoll.(*backend).Wait",
 	"poll.(*backend).Wait",
@@ -31,7 +34,11 @@ var hotFuncs = []string{
 	"select.(*set).ready",
 	"uring.(*backend).Wait",
 	"uring.(*backend).reap",
-	"uring.(*ring).enter",
+	"uring.(*ring).enterMin",
+	"uring.(*ring).slot",
+	"uring.(*epollBackend).Wait",
+	"uring.(*epollBackend).submit",
+	"uring.(*epollBackend).reap",
 }
 
 // hotForbidden matches, in go tool objdump's Go syntax, an instruction the

@@ -26,15 +26,22 @@ var (
 	spaces  = regexp.MustCompile(` {2,}`)
 	machine = regexp.MustCompile(`(?m)^machine .*$`)
 	halts   = regexp.MustCompile(`(?m)^halts/evt .*$`)
+	// An open-loop run's idle CPUs (read from /proc/stat, or not) and its
+	// verdict on saturation, which a loaded machine can move.
+	idle    = regexp.MustCompile(`  (CPUs [0-9,-]+ [0-9.]+% idle|idle -)  `)
+	verdict = regexp.MustCompile(`(?m)  (below|past) saturation.*$`)
 )
 
 // shape keeps the words of the output and drops what varies: numbers, the
-// column padding that depends on them, the machine's description, and its
+// column padding that depends on them, the machine's description, its
 // CPUs' halts (a figure and the CPUs counted, or why they could not be:
-// no cpuidle in a container, say).
+// no cpuidle in a container, say) and idle time, and an open-loop run's
+// verdict on saturation.
 func shape(b []byte) []byte {
 	b = machine.ReplaceAll(b, []byte("machine (this machine)"))
 	b = halts.ReplaceAll(b, []byte("halts/evt (this machine's CPUs)"))
+	b = idle.ReplaceAll(b, []byte("  (this machine's CPUs idle)  "))
+	b = verdict.ReplaceAll(b, []byte("  (saturation verdict)"))
 	b = numbers.ReplaceAll(b, []byte("#"))
 	return spaces.ReplaceAll(b, []byte(" "))
 }
@@ -92,6 +99,13 @@ var badInputs = []struct{ name, args string }{
 	{"churn-negative", "-churn -1"},
 	{"churn-more-than-pipes", "-n 10 -churn 11"},
 	{"delay-no-unit", "-delay 200"},
+	{"minwait-no-unit", "-minwait 5"},
+	{"minwait-negative", "-minwait -1ms"},
+	{"minwait-too-long", "-minwait 200ms"},
+	{"minwait-epoll", "-b epoll -minwait 1ms"},
+	{"minwait-bypass", "-f -minwait 1ms"},
+	{"minwait-uring-rw", "-b uring-rw -minwait 1ms"},
+	{"uring-epoll-nodefer", "-b uring-epoll-nodefer"},
 	{"cpu-bad", "-cpu a,b"},
 	{"cpu-three", "-cpu 0,1,0"},
 	{"cpu-not-allowed", "-cpu 999"},
@@ -115,6 +129,13 @@ var badInputs = []struct{ name, args string }{
 	{"cpu-list-length", "-readers 2 -writers 2 -l 4 -cpu 0,1,0"},
 	{"cpu-spread-gonet", "-b gonet -cpu spread"},
 	{"cpu-list-not-allowed", "-readers 2 -cpu 0,998,999"},
+	{"rate-zero", "-rate 0"},
+	{"rate-negative", "-rate -5"},
+	{"rate-not-a-number", "-rate abc"},
+	{"rate-too-high", "-rate 2000M"},
+	{"rate-inflight", "-rate 1k -l 4"},
+	{"rate-self", "-rate 1k -writer self"},
+	{"rate-bypass", "-f -rate 1k"},
 	{"count-zero", "-count 0"},
 	{"count-until-interrupted", "-count 2 -d 0"},
 	{"herd-waiters-zero", "herd -waiters 0"},
@@ -189,6 +210,7 @@ func TestOutputShape(t *testing.T) {
 		{"process", "-n 20 -l 2 -writer process -b select -d 300ms -i 100ms"},
 		{"bypass", "-n 20 -l 2 -f -d 300ms -i 100ms"},
 		{"bypass-process", "-n 20 -l 2 -f -writer process -d 300ms -i 100ms"},
+		{"rate", "-n 20 -rate 5k -writer thread -b poll -latency -d 300ms -i 100ms"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,14 +20,16 @@ import (
 // /proc), the runtime's netpoller (epoll_pwait, and an eventfd read and
 // write whenever a timer must wake it), the output file; in process mode,
 // the reading process's waits for the writer's control messages (ppoll, in
-// slices of 100 ms). Measured here at a third of each bound or less (about
-// 50 reads, 1 write, 11 epoll_pwait, 2 ppoll); a count that is doubled or
-// left out moves the difference by thousands.
+// slices of 100 ms); the runtime's epoll_ctl calls, for the descriptors
+// it watches. Measured here at a third of each bound or less (about 50
+// reads, 1 write, 11 epoll_pwait, 2 ppoll, 55 epoll_ctl); a count that is
+// doubled or left out moves the difference by thousands.
 const (
-	otherReads   = 160
-	otherWrites  = 8
-	otherEpolls  = 32
-	controlPolls = 8
+	otherReads    = 160
+	otherWrites   = 8
+	otherEpolls   = 32
+	otherEpollCtl = 170
+	controlPolls  = 8
 )
 
 // straceCases are short, small runs: strace makes every system call cost
@@ -48,6 +50,12 @@ var straceCases = []struct {
 	{"epoll/thread/unbounded", "-b epoll -writer thread -n 2 -l 0 -fd unix -delay 100ms"},
 	{"uring/self", "-b uring -writer self -n 20 -l 4"},
 	{"uring-oneshot/thread", "-b uring-oneshot -writer thread -n 20 -l 4"},
+	// An epoll set waited on through the ring: io_uring_enter waits, and
+	// the epoll_ctl calls are system calls of their own (with -churn 4,
+	// four removals and four additions after every call).
+	{"uring-epoll/self", "-b uring-epoll -writer self -n 20 -l 4"},
+	{"uring-epoll/process", "-b uring-epoll -writer process -n 20 -l 4"},
+	{"uring-epoll/churn", "-b uring-epoll -writer self -n 20 -l 4 -churn 4"},
 	// 64 removals and 64 additions after every call overfill the 64-entry
 	// submission queue: io_uring_enter calls that only submit.
 	{"uring-oneshot/churn", "-b uring-oneshot -writer self -n 64 -l 4 -churn 64"},
@@ -69,6 +77,9 @@ var straceCases = []struct {
 //     or by the io_uring_enter calls that arm the polls before the window
 //     (one per 64 pipes or part, 64 being the smallest submission queue,
 //     and one for an EINTR);
+//   - epoll_ctl, for the backends with an epoll set (epoll's, uring-epoll):
+//     the reader's ctl_calls, plus one per pipe and per nested set
+//     registered before the window, plus the runtime's own;
 //   - ppoll of a writer waiting for credits: writer_waits, plus in process
 //     mode the reading process's waits for control messages;
 //   - ppoll and pselect6, more by a call the kernel restarted on its own: a
@@ -132,6 +143,7 @@ type straceRun struct {
 		WaitSyscalls uint64 `json:"wait_syscalls"`
 		Reads        uint64 `json:"reads"`
 		Writes       uint64 `json:"writes"`
+		Ctl          uint64 `json:"ctl_calls"`
 	} `json:"totals"`
 	WriterWrites uint64 `json:"writer_writes"`
 	WriterReads  uint64 `json:"writer_reads"`
@@ -193,15 +205,18 @@ func checkAgainstStrace(t *testing.T, got, errs map[string]uint64, run straceRun
 	if wait != "ppoll" {
 		within(t, "ppoll", got["ppoll"], run.WriterWaits, 0, polls+errs["ppoll"])
 	}
+	if strings.HasPrefix(s.Backend, "epoll") || strings.HasPrefix(s.Backend, "uring-epoll") {
+		within(t, "epoll_ctl", got["epoll_ctl"], tot.Ctl, pipes, pipes+uint64(s.Nest)+otherEpollCtl*procs)
+	}
 	reads, writes := tot.Reads, tot.Writes
 	if s.IOInRing {
 		reads, writes = 0, 0 // io_uring operations, not system calls
 	}
 	within(t, "read", got["read"], reads+run.WriterReads, pipes, 2*pipes+otherReads*procs)
 	within(t, "write", got["write"], writes+run.WriterWrites, primed, primed+otherWrites*procs)
-	t.Logf("strace: %s %d, ppoll %d, read %d, write %d; json: calls %d, wait_syscalls %d, reads %d+%d, writes %d+%d (%d found a pipe full), writer waits %d",
-		wait, got[wait], got["ppoll"], got["read"], got["write"], tot.Calls, tot.WaitSyscalls, tot.Reads, run.WriterReads,
-		tot.Writes, run.WriterWrites, run.Tokens.Full, run.WriterWaits)
+	t.Logf("strace: %s %d, ppoll %d, read %d, write %d, epoll_ctl %d; json: calls %d, wait_syscalls %d, reads %d+%d, writes %d+%d (%d found a pipe full), writer waits %d, ctl_calls %d",
+		wait, got[wait], got["ppoll"], got["read"], got["write"], got["epoll_ctl"], tot.Calls, tot.WaitSyscalls, tot.Reads, run.WriterReads,
+		tot.Writes, run.WriterWrites, run.Tokens.Full, run.WriterWaits, tot.Ctl)
 }
 
 // within requires strace's count of a system call to be the JSON's plus

@@ -110,7 +110,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	var sf sweepFlags
 	sf.register(fs)
 	var rf runFlags
-	rf.register(fs, "b", "n", "l", "f", "writers", "readers")
+	rf.register(fs, "b", "n", "l", "f", "writers", "readers", "rate")
 	rf.duration, rf.interval, rf.writer = sweepDuration, sweepInterval, sweepWriter
 	fs.Lookup("d").DefValue, fs.Lookup("i").DefValue, fs.Lookup("writer").DefValue = sweepDuration.String(), sweepInterval.String(), sweepWriter
 	if code := parseSub(fs, args, sweepHelp, stdout, stderr); code >= 0 {

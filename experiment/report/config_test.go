@@ -30,6 +30,8 @@ func TestConfigBlockIsTheConfig(t *testing.T) {
 			field.SetInt(1)
 		case k == reflect.Uint64:
 			field.SetUint(7)
+		case k == reflect.Float64:
+			field.SetFloat(1.5e6)
 		case k == reflect.Bool:
 			field.SetBool(true)
 		case f.Type == reflect.TypeOf([]int{}):

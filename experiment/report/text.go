@@ -94,6 +94,51 @@ func HaltsLine(res *pipebench.Result, s summary.Summary) string {
 	return fmt.Sprintf("halts/evt      %s  (idle-state entries of CPUs %s, POLL left out)", text.Ratio(*s.HaltsPerEvent), cpuRanges(res.Halts.CPUs))
 }
 
+// PacingLines are an open-loop run's lines (-rate; none for a closed
+// loop): the rates offered, sent and received; the tick, its tokens, the
+// ticks made and what each sent; the backlog and the verdict on
+// saturation (pipebench.Pacing); the writers' CPU as a share of one CPU,
+// how idle the CPUs the run may use were, and every CPU's busy time per
+// event.
+func PacingLines(res *pipebench.Result, s summary.Summary) []string {
+	p := res.Pacing
+	if p == nil {
+		return nil
+	}
+	verdict := "below saturation"
+	if p.Saturated {
+		verdict = "past saturation (" + p.Behind + " behind)"
+	}
+	perTick, writer, idle, machine := "-", "-", "idle -", "-"
+	if p.Ticks > 0 {
+		perTick = count4(float64(res.Tokens.Sent) / float64(p.Ticks))
+	}
+	if w := p.Window.Seconds(); w > 0 && !res.Tokens.SentUnknown {
+		writer = fmt.Sprintf("%.1f%%", 100*res.WriterThread.CPU().Seconds()/w)
+	}
+	if s.IdleShare != nil {
+		idle = fmt.Sprintf("CPUs %s %.1f%% idle", cpuRanges(res.Machine.CPUs), 100**s.IdleShare)
+	}
+	if s.MachineCPUPerEvent != nil {
+		machine = text.Nanos(*s.MachineCPUPerEvent)
+	}
+	return []string{
+		fmt.Sprintf("rate           tokens/s offered %s  sent %s  received %s", text.Whole(p.Rate), text.Whole(p.SentRate), text.Whole(p.ReceivedRate)),
+		fmt.Sprintf("pacing         tick %s  tokens/tick %s  ticks %d  sent/tick %s", text.Nanos(float64(p.Tick)), count4(p.TokensPerTick), p.Ticks, perTick),
+		fmt.Sprintf("backlog        at the end %d  max %d  %s", p.Backlog, p.MaxBacklog, verdict),
+		fmt.Sprintf("cpu            writer %s of a CPU  %s  machine/evt %s", writer, idle, machine),
+	}
+}
+
+// count4 prints a count per something with four significant digits, or
+// whole from 1000 up: 0.5, 7.768, 168000.
+func count4(x float64) string {
+	if x >= 1000 {
+		return text.Whole(x)
+	}
+	return text.Ratio(x)
+}
+
 // cpuRanges lists CPUs as the kernel's cpulist does: "0-3,6".
 func cpuRanges(cpus []int) string {
 	var parts []string
@@ -151,11 +196,14 @@ func (t *Text) RunDone(r *summary.Run) error {
 	}
 	res, s := r.Result, r.Summary
 	st := res.Setup
-	inflight := strconv.Itoa(st.InFlight)
-	if st.InFlight == 0 {
-		inflight = "unbounded"
+	load := strconv.Itoa(st.InFlight) + " tokens in flight"
+	switch {
+	case st.Rate > 0:
+		load = "open loop at " + text.Whole(st.Rate) + " tokens/s"
+	case st.InFlight == 0:
+		load = "unbounded tokens in flight"
 	}
-	t.printf("--- %s, %d %s, %s tokens in flight, writer %s%s, %s", st.Backend.Name, st.Pipes, channelNoun(st.Source), inflight, st.Writer, settings(st), window(res))
+	t.printf("--- %s, %d %s, %s, writer %s%s, %s", st.Backend.Name, st.Pipes, channelNoun(st.Source), load, st.Writer, settings(st), window(res))
 	switch e, n := s.EventsPerSec, len(res.Intervals); {
 	case e.N > 1:
 		t.printf("evts/sec       median %.0f  mean %.0f  sd %.0f  min %.0f  max %.0f", e.Median, e.Mean, e.StdDev, e.Min, e.Max)
@@ -209,9 +257,16 @@ func (t *Text) RunDone(r *summary.Run) error {
 			c.VoluntaryPerSec, c.InvoluntaryPerSec, text.Ratio(c.VoluntaryPerEvent), text.Ratio(c.InvoluntaryPerEvent), mig, optNanos(c.RunDelayPerEvent))
 	}
 	t.printf("%s", HaltsLine(res, s))
+	for _, l := range PacingLines(res, s) {
+		t.printf("%s", l)
+	}
 	if l := s.Latency; l != nil {
-		t.printf("latency        p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%d tokens, write to read)",
-			text.Nanos(l.P50), text.Nanos(l.P90), text.Nanos(l.P99), text.Nanos(l.P999), text.Nanos(float64(l.Max)), l.Tokens)
+		from := "write to read"
+		if res.Pacing != nil {
+			from = "scheduled send to read"
+		}
+		t.printf("latency        p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (%d tokens, %s)",
+			text.Nanos(l.P50), text.Nanos(l.P90), text.Nanos(l.P99), text.Nanos(l.P999), text.Nanos(float64(l.Max)), l.Tokens, from)
 	}
 	tk := res.Tokens
 	if tk.SentUnknown {

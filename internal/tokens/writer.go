@@ -37,26 +37,42 @@ type Writer struct {
 	Alone  bool
 	Stop   *atomic.Bool
 	Format Format
-	Counts WriterCounts
-	tokBuf [8]byte
+	// Pace, when set, makes the writer open-loop (InFlight 0): it sends
+	// its tokens on Pace's schedule instead of as fast as it can
+	// (pace.go).
+	Pace *Pace
+	// LastTick is a paced writer's clock (Nanotime) at its last wake-up:
+	// every token it sent was due by then.
+	LastTick int64
+	Counts   WriterCounts
+	tokBuf   [8]byte
 }
 
 // WriterCounts are a writer's system calls: Writes, every write(2) of a
 // token, those that found the pipe full included (unbounded mode; Full
 // counts them), and Sent, those that wrote one; Reads, every read(2) of the
-// credit pipe (credit words, the stop word, an unbounded writer's looks for
-// it that found nothing); Waits, every ppoll(2) for credits, those ended by
-// a signal included.
+// credit pipe (credit words, the stop word, an unbounded or paced
+// writer's looks for it that found nothing); Waits, every ppoll(2) for
+// credits or, paced, every clock_nanosleep(2) until a tick, those ended
+// by a signal included. A paced writer also counts its Ticks, the
+// wake-ups at which it read the clock and wrote what was due, and
+// MaxBacklog, the most tokens due and not yet written it found at a
+// wake-up (about a tick's tokens while it keeps up).
 type WriterCounts struct {
-	Sent   uint64 `json:"sent"`
-	Writes uint64 `json:"writes"`
-	Full   uint64 `json:"full"`
-	Reads  uint64 `json:"reads"`
-	Waits  uint64 `json:"waits"`
+	Sent       uint64 `json:"sent"`
+	Writes     uint64 `json:"writes"`
+	Full       uint64 `json:"full"`
+	Reads      uint64 `json:"reads"`
+	Waits      uint64 `json:"waits"`
+	Ticks      uint64 `json:"ticks,omitempty"`
+	MaxBacklog uint64 `json:"max_backlog,omitempty"`
 }
 
 // Run writes tokens until the stop flag is set or the stop word arrives.
 func (w *Writer) Run() error {
+	if w.Pace != nil {
+		return w.paced()
+	}
 	if w.InFlight == 0 {
 		return w.unbounded()
 	}
@@ -140,24 +156,39 @@ func (w *Writer) unbounded() error {
 			case e == unix.EAGAIN:
 				c.Full++
 			default:
-				return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.WFDs[j], WriteErr(n, len(tok), e))
+				return w.writeErr(j, n, len(tok), e)
 			}
 			c.Writes++
 		}
-		c.Reads++
-		n, e := Read(w.Credits, buf[:]).Split()
-		switch {
-		case e == unix.EAGAIN:
-		case e != 0:
-			return fmt.Errorf("writer: read stop word: %w", e)
-		case n == 0:
-			return fmt.Errorf("writer: credit pipe closed before the stop word")
-		case n == 8 && binary.LittleEndian.Uint64(buf[:]) == StopWord:
-			return nil
-		default:
-			return fmt.Errorf("writer: unexpected %d-byte message on the credit pipe in unbounded mode", n)
+		if stop, err := w.lookForStop(&buf); stop || err != nil {
+			return err
 		}
 	}
+}
+
+// writeErr is the error of a token's write to pipe j that returned n and
+// e.
+func (w *Writer) writeErr(j, n, size int, e unix.Errno) error {
+	return fmt.Errorf("writer: write token to pipe %d (fd %d): %w", j, w.WFDs[j], WriteErr(n, size, e))
+}
+
+// lookForStop reads the credit pipe of a writer that takes no credits
+// (unbounded or paced), without waiting: stop says the stop word was
+// there.
+func (w *Writer) lookForStop(buf *[8]byte) (stop bool, err error) {
+	w.Counts.Reads++
+	n, e := Read(w.Credits, buf[:]).Split()
+	switch {
+	case e == unix.EAGAIN:
+		return false, nil
+	case e != 0:
+		return false, fmt.Errorf("writer: read stop word: %w", e)
+	case n == 0:
+		return false, fmt.Errorf("writer: credit pipe closed before the stop word")
+	case n == 8 && binary.LittleEndian.Uint64(buf[:]) == StopWord:
+		return true, nil
+	}
+	return false, fmt.Errorf("writer: unexpected %d-byte message on the credit pipe of a writer that takes no credits", n)
 }
 
 // fixedToken is the token every write carries, or nil when each carries

@@ -70,13 +70,20 @@ type Summary struct {
 	// counted, and HaltsMissing says why.
 	HaltsPerEvent *float64 `json:"halts_per_event"`
 	HaltsMissing  string   `json:"halts_missing,omitempty"`
+	// IdleShare is how idle the CPUs the run may use were over the
+	// window, as a share of their time; MachineCPUPerEvent is every CPU's
+	// busy time per event, every program's (machine.go). Both are from
+	// /proc/stat (Result.Machine), nil where it was not read.
+	IdleShare          *float64 `json:"idle_share,omitempty"`
+	MachineCPUPerEvent *float64 `json:"machine_cpu_ns_per_event,omitempty"`
 	// Readers are the per-reader figures when the run has several readers
 	// or writers; nil otherwise.
 	Readers *Readers `json:"readers,omitempty"`
 	// Costs are CPU time and context switches per event and per second for
 	// each thread and process that took part.
 	Costs []Cost `json:"costs"`
-	// Latency is the write-to-read time of tokens (latency mode only).
+	// Latency is the write-to-read time of tokens (latency mode only); in
+	// an open-loop run (Config.Rate), from each token's scheduled send.
 	Latency *Latency `json:"latency,omitempty"`
 	// SetupMillis is how long making and registering the pipes took.
 	SetupMillis float64 `json:"setup_ms"`
@@ -148,6 +155,7 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 		s.CompletionsPerEnter = stats.PerEvent(t.Completions, t.WaitSyscalls)
 	}
 	s.HaltsPerEvent, s.HaltsMissing = haltsPerEvent(res)
+	s.IdleShare, s.MachineCPUPerEvent = machine(res)
 	s.Readers = readers(res, ivs)
 	s.Costs = costs(res)
 	if l := &res.Latency; l.Count() > 0 {

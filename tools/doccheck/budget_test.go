@@ -20,19 +20,19 @@ var budgets = map[string]int{
 	"docs/backends.md":          100,
 	"docs/compare.md":           480, // issue 48 rewrote it; issue 51 cuts it
 	"docs/contributing.md":      100,
-	"docs/experiments.md":       200,
-	"docs/herd.md":              150,
-	"docs/limits.md":            50,
-	"docs/many-cores.md":        450,
+	"docs/experiments.md":       80,
+	"docs/herd.md":              110,
+	"docs/limits.md":            40,
+	"docs/many-cores.md":        180,
 	"docs/output.md":            250,
-	"docs/profiles.md":          250,
+	"docs/profiles.md":          170,
 	"docs/seeds.md":             300,
 	"docs/speed.md":             150,
-	"docs/statistics.md":        150,
+	"docs/statistics.md":        80,
 	"docs/sweep.md":             150,
-	"docs/timeout.md":           100,
-	"docs/uring-gonet.md":       250,
-	"docs/uring-rw.md":          300,
+	"docs/timeout.md":           90,
+	"docs/uring-gonet.md":       300,
+	"docs/uring-rw.md":          150,
 	"docs/workload.md":          200,
 	"tools/yardstick/README.md": 650,
 }
@@ -40,7 +40,7 @@ var budgets = map[string]int{
 // totalBudget is the most lines all the pages may hold together: their
 // total when the test came, rounded up to the next 100, well below the sum
 // of the budgets, so that a page grows only where another shrinks.
-const totalBudget = 4150
+const totalBudget = 4200
 
 // TestPageBudgets holds every page of README.md, docs/ and the tools'
 // READMEs to its budget of lines, and to reference: no dated heading and
