@@ -34,7 +34,7 @@ var floors = [][]string{
 	{"experiment/seeds", "experiment/compare"},
 	// 3. The experiments, each with its own text, and the plain run's
 	// report; the test fixture of a run, made of a record's head.
-	{"experiment/sweep", "experiment/sweep/plot", "experiment/herd", "experiment/timeout", "experiment/report", "internal/fixture"},
+	{"experiment/sweep", "experiment/sweep/plot", "experiment/herd", "experiment/timeout", "experiment/report", "experiment/fixture"},
 	// 4. What every output shares: a record's head, the machine line,
 	// Doc; numbers and tables in one style.
 	{"experiment/record", "experiment/text"},

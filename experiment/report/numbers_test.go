@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pipebench/pipebench/internal/fixture"
+	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/stats"
 )

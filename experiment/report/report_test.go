@@ -9,7 +9,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/pipebench/pipebench/experiment/report"
-	"github.com/pipebench/pipebench/internal/fixture"
+	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/internal/golden"
 	"github.com/pipebench/pipebench/pipebench"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/seeds"
-	"github.com/pipebench/pipebench/internal/fixture"
+	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/internal/golden"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/pipebench/pipebench/experiment/record"
-	"github.com/pipebench/pipebench/internal/fixture"
+	"github.com/pipebench/pipebench/experiment/fixture"
 )
 
 // handMade is a sweep cut short: three rows measured (one point skipped at

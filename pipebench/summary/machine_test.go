@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/internal/osthread"
-	"github.com/pipebench/pipebench/internal/fixture"
+	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/pipebench/summary"
 )
 

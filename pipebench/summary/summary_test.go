@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pipebench/pipebench/internal/fixture"
+	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/summary"
 	"github.com/pipebench/pipebench/stats"
