@@ -35,11 +35,12 @@ var floors = [][]string{
 	// 3. The experiments, each with its own text, and the plain run's
 	// report; the test fixture of a run, made of a record's head.
 	{"experiment/sweep", "experiment/sweep/plot", "experiment/herd", "experiment/timeout", "experiment/report", "experiment/fixture"},
-	// 4. What every output shares: a record's head, the machine line,
-	// Doc; numbers and tables in one style.
-	{"experiment/record", "experiment/text"},
-	// 5. What a run comes to, as numbers.
-	{"pipebench/summary"},
+	// 4. What every output shares: a record's head, the machine's lines,
+	// Doc.
+	{"experiment/record"},
+	// 5. What a run comes to, as numbers; numbers, tables and lines of
+	// text in one style (below the record, whose lines it lays out).
+	{"pipebench/summary", "experiment/text"},
 	// 6. The backends, and the conformance suite they pass.
 	{"poll", "select", "epoll", "uring", "gonet", "pipebench/pipebenchtest"},
 	// 7. The harness.

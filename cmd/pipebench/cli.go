@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -161,9 +160,10 @@ var subcommands = map[string]subcommand{}
 
 // outputFlags choose the format and destination of a run's results.
 type outputFlags struct {
-	format string
-	out    string
-	count  int
+	format  string
+	out     string
+	count   int
+	verbose bool
 }
 
 func (of *outputFlags) register(fs *flag.FlagSet) {
@@ -176,6 +176,7 @@ func (of *outputFlags) register(fs *flag.FlagSet) {
 	}}, "format", "output format: "+strings.Join(report.Formats, ", "))
 	fs.StringVar(&of.out, "o", "", "write the output to this file instead of stdout (-format json unless given, when the name ends in .json)")
 	fs.Var(intFlag{&of.count, 1, 1000, "runs"}, "count", "repeat the run this many times, fresh pipes each time")
+	fs.BoolVar(&of.verbose, "v", false, verboseUsage)
 }
 
 // check refuses output settings that cannot work, before any file is made.
@@ -214,7 +215,7 @@ func (of *outputFlags) open(stdout io.Writer) (report.Writer, func() error, erro
 		}
 		w, closeFn = f, f.Close
 	}
-	rw, err := report.New(of.format, w)
+	rw, err := report.NewVerbose(of.format, w, of.verbose)
 	if err != nil {
 		closeFn()
 		return nil, nil, fmt.Errorf("-format: %w", err)
@@ -345,22 +346,4 @@ func usageError(w io.Writer, err error) int {
 	}
 	fmt.Fprintf(w, "pipebench: %s\n", msg)
 	return exitUsage
-}
-
-func usage(w io.Writer, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: pipebench [flags]\n       pipebench SUBCOMMAND [flags]\n\nMeasures readiness notification (select, poll, epoll, io_uring, the Go netpoller) on N pipes with L tokens in flight.\n\n")
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-	if len(subcommands) > 0 {
-		names := make([]string, 0, len(subcommands))
-		for n := range subcommands {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		fmt.Fprintf(w, "\nsubcommands (pipebench SUBCOMMAND -h for their flags):\n")
-		for _, n := range names {
-			fmt.Fprintf(w, "  %-10s %s\n", n, subcommands[n].summary)
-		}
-	}
 }

@@ -245,7 +245,7 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 			"-count", "2", "-format", "json"}},
 		{"", []string{"-f", "-n", "5", "-writer", "self", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-nest", "0", "-format", "json"}},
 		{"", []string{"-b", "epoll", "-n", "6", "-l", "2", "-writer", "thread", "-readers", "2", "-share", "-nest", "1", "-d", "100ms", "-i", "50ms", "-warmup", "0",
-			"-cpuprofile", filepath.Join(dir, "cpu.pb.gz")}},
+			"-cpuprofile", filepath.Join(dir, "cpu.pb.gz"), "-v"}},
 		{"", []string{"-n", "5", "-rate", "2500", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-format", "json"}},
 		{"sweep", []string{"-b", "epoll,poll", "-n", "5,6", "-l", "2,4", "-count", "2", "-d", "100ms", "-i", "50ms", "-warmup", "0",
 			"-writer", "thread", "-route", "next", "-seed", "3", "-fd", "pipe", "-churn", "1", "-delay", "1µs", "-latency",

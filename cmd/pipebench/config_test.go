@@ -27,6 +27,7 @@ var notConfig = map[string]map[string]string{
 		"cpuprofile": "profile file (report.HookProfiler sets Config.OnSetup and OnDone)",
 		"kprofile":   "profile file (report.HookProfiler sets Config.OnSetup and OnDone)",
 		"perfdata":   "perf's own file of -kprofile",
+		"v":          "what the text output shows; the record holds every figure",
 	},
 	"herd": {
 		"format": "output format",

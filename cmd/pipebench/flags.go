@@ -26,6 +26,9 @@ func (f intFlag) String() string {
 	return strconv.Itoa(*f.v)
 }
 
+// allowed is the range -h shows: "1..1000000".
+func (f intFlag) allowed() string { return fmt.Sprintf("%d..%d", f.min, f.max) }
+
 func (f intFlag) Set(s string) error {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < f.min || n > f.max {
@@ -49,6 +52,28 @@ func (f durationFlag) String() string {
 		return ""
 	}
 	return f.v.String()
+}
+
+// allowed is the range -h shows: "10ms..1h", and what 0 means where it
+// is allowed.
+func (f durationFlag) allowed() string {
+	s := shortDuration(f.min) + ".." + shortDuration(f.maxValue)
+	if f.zeroOK != "" {
+		s += "; 0: " + f.zeroOK
+	}
+	return s
+}
+
+// shortDuration prints d without the zero units time.Duration prints:
+// 24h, not 24h0m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	for _, zero := range []string{"0s", "0m"} {
+		if t, ok := strings.CutSuffix(s, zero); ok && strings.ContainsAny(t, "hm") {
+			s = t
+		}
+	}
+	return s
 }
 
 func (f durationFlag) Set(s string) error {
@@ -132,6 +157,9 @@ func newListFlag[T any](v *[]T, def string, f listFlag[T]) listFlag[T] {
 	}
 	return f
 }
+
+// list says the flag takes a comma-separated list (-h's placeholder).
+func (f listFlag[T]) list() {}
 
 func (f listFlag[T]) String() string {
 	if f.v == nil {
@@ -229,6 +257,9 @@ func (f rateFlag) String() string {
 	}
 	return strconv.FormatFloat(*f.v, 'f', -1, 64)
 }
+
+// allowed is the range -h shows.
+func (f rateFlag) allowed() string { return fmt.Sprintf("above 0, up to %gM", pipebench.MaxRate/1e6) }
 
 func (f rateFlag) Set(s string) error {
 	num, unit := s, 1.0

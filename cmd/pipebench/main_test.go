@@ -23,9 +23,15 @@ func TestMain(m *testing.M) {
 var numbers = regexp.MustCompile(`-?[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?(ns|µs|ms|s|%)?`)
 
 var (
-	spaces  = regexp.MustCompile(` {2,}`)
-	machine = regexp.MustCompile(`(?m)^machine .*$`)
-	halts   = regexp.MustCompile(`(?m)^halts/evt .*$`)
+	spaces = regexp.MustCompile(` {2,}`)
+	// The machine's lines: the first and those indented under it.
+	machine = regexp.MustCompile(`(?m)^machine .*(\n {15}.*)*$`)
+	halts   = regexp.MustCompile(`idle entries/evt \S+`)
+	// Which CPUs' idle entries were counted, or why they were not (-v).
+	idleCPUs = regexp.MustCompile(`(?m)^idle entries .*$`)
+	// A line of a summary wrapped under its label, where the numbers
+	// before it were wide.
+	wrapped = regexp.MustCompile(`\n {15}(\S)`)
 	// An open-loop run's idle CPUs (read from /proc/stat, or not) and its
 	// verdict on saturation, which a loaded machine can move.
 	idle    = regexp.MustCompile(`  (CPUs [0-9,-]+ [0-9.]+% idle|idle -)  `)
@@ -39,7 +45,9 @@ var (
 // verdict on saturation.
 func shape(b []byte) []byte {
 	b = machine.ReplaceAll(b, []byte("machine (this machine)"))
-	b = halts.ReplaceAll(b, []byte("halts/evt (this machine's CPUs)"))
+	b = idleCPUs.ReplaceAll(b, []byte("idle entries (this machine's CPUs)"))
+	b = wrapped.ReplaceAll(b, []byte(" $1"))
+	b = halts.ReplaceAll(b, []byte("idle entries/evt (this machine's CPUs)"))
 	b = idle.ReplaceAll(b, []byte("  (this machine's CPUs idle)  "))
 	b = verdict.ReplaceAll(b, []byte("  (saturation verdict)"))
 	b = numbers.ReplaceAll(b, []byte("#"))
@@ -211,6 +219,7 @@ func TestOutputShape(t *testing.T) {
 		{"bypass", "-n 20 -l 2 -f -d 300ms -i 100ms"},
 		{"bypass-process", "-n 20 -l 2 -f -writer process -d 300ms -i 100ms"},
 		{"rate", "-n 20 -rate 5k -writer thread -b poll -latency -d 300ms -i 100ms"},
+		{"verbose", "-n 20 -l 2 -writer process -b epoll -v -d 300ms -i 100ms"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -230,6 +239,7 @@ func TestOutputShape(t *testing.T) {
 			if !strings.Contains(stdout, " lost 0") {
 				t.Errorf("summary does not account for every token:\n%s", stdout)
 			}
+			checkWidth(t, stdout, 80)
 			// Warnings depend on the machine's noise; the golden file holds the rest.
 			var kept []string
 			for _, l := range strings.Split(stdout, "\n") {
@@ -239,6 +249,17 @@ func TestOutputShape(t *testing.T) {
 			}
 			golden.Check(t, "output/"+c.name+".golden", shape([]byte("$ pipebench "+c.args+"\n"+strings.Join(kept, "\n"))))
 		})
+	}
+}
+
+// checkWidth fails the test for each line of out wider than width: the
+// text is pasted into mail.
+func checkWidth(t *testing.T, out string, width int) {
+	t.Helper()
+	for i, l := range strings.Split(out, "\n") {
+		if n := len([]rune(l)); n > width {
+			t.Errorf("line %d: %d columns, over %d: %s", i+1, n, width, l)
+		}
 	}
 }
 

@@ -33,7 +33,7 @@ func TestSeedsCommand(t *testing.T) {
 	if code != exitOK || plan.Name != "quick" {
 		t.Fatalf("exit %d, plan %q: %s", code, plan.Name, stderr)
 	}
-	if !strings.Contains(stdout, "holds           batching pays") || !strings.Contains(stderr, "seeds: 2") {
+	if !strings.Contains(stdout, "  1. batching pays: ratio\n") || !strings.Contains(stderr, "seeds: 2") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 	code, stdout, _ = invoke(t, "seeds", "-format", "json")

@@ -31,9 +31,7 @@ func parseFlags(fs *flag.FlagSet, args []string, help string, stdout, stderr io.
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, help)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			fs.SetOutput(io.Discard)
+			printFlags(stdout, fs)
 			return exitOK
 		}
 		return usageError(stderr, fmt.Errorf("%s: %w", fs.Name(), err))

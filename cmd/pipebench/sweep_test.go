@@ -160,13 +160,13 @@ func TestSweepTablePlot(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if len(lines) < 6 || strings.Join(strings.Fields(lines[1]), " ") != "pipes l select epoll epoll/select" {
+	lines := tableLines(stdout)
+	if len(lines) < 5 || strings.Join(strings.Fields(lines[0]), " ") != "pipes l select epoll epoll/select" {
 		t.Fatalf("table:\n%s", stdout)
 	}
 	for i, want := range []string{"10 1", "10 3", "30 1", "30 3"} {
-		if !strings.HasPrefix(strings.Join(strings.Fields(lines[2+i]), " "), want+" ") {
-			t.Errorf("row %d %q: want it to start with %q", i, lines[2+i], want)
+		if !strings.HasPrefix(strings.Join(strings.Fields(lines[1+i]), " "), want+" ") {
+			t.Errorf("row %d %q: want it to start with %q", i, lines[1+i], want)
 		}
 	}
 	b, err := os.ReadFile(svg)
@@ -267,17 +267,18 @@ func TestSweepWriters(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	if !strings.HasPrefix(lines[0], "median evts/ms,") || !strings.Contains(lines[0], ", Linux ") {
-		t.Errorf("header %q: want events per ms and the kernel", lines[0])
+	head, _, _ := strings.Cut(stdout, "\npipes")
+	if !strings.HasPrefix(head, "median evts/ms,") || !strings.Contains(head, ", Linux ") {
+		t.Errorf("header %q: want events per ms and the kernel", head)
 	}
-	if f := strings.Fields(lines[1]); strings.Join(f, " ") != "pipes writers epoll" {
-		t.Errorf("columns %q, want pipes writers epoll", lines[1])
+	lines := tableLines(stdout)
+	if f := strings.Fields(lines[0]); strings.Join(f, " ") != "pipes writers epoll" {
+		t.Errorf("columns %q, want pipes writers epoll", lines[0])
 	}
 	for i, want := range []string{"1 1", "2 2", "3 3"} {
-		f := strings.Fields(lines[2+i])
+		f := strings.Fields(lines[1+i])
 		if len(f) != 3 || f[0]+" "+f[1] != want {
-			t.Errorf("row %d %q: want pipes and writers %s and a figure", i, lines[2+i], want)
+			t.Errorf("row %d %q: want pipes and writers %s and a figure", i, lines[1+i], want)
 		}
 	}
 }
@@ -310,7 +311,7 @@ func TestSweepRefine(t *testing.T) {
 	// 100 -> 10; [10,100] -> 32; [10,32] -> 18; [18,32] -> 24; [24,32]
 	// -> 28: ten points added to the grid's four, each run twice.
 	var rows []string
-	for _, l := range strings.Split(stdout, "\n") {
+	for _, l := range tableLines(stdout) {
 		if f := strings.Fields(l); len(f) == 4 && f[3] != "epoll/poll" {
 			rows = append(rows, f[0])
 		}
@@ -357,4 +358,12 @@ func TestSweepRefine(t *testing.T) {
 	if c.Over.Backend != "epoll" || c.From != 24 || c.To != 28 || math.Abs(c.At-25) > 1e-6 || c.Interval {
 		t.Errorf("crossing %+v: want epoll over poll at 25, between 24 and 28, without an interval (one run a point)", c)
 	}
+}
+
+// tableLines are the lines of a sweep's first table, its head ("pipes
+// ...") first, up to the blank line after it.
+func tableLines(stdout string) []string {
+	_, table, _ := strings.Cut(stdout, "\npipes")
+	table, _, _ = strings.Cut("pipes"+table, "\n\n")
+	return strings.Split(strings.TrimSpace(table), "\n")
 }

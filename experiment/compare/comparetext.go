@@ -74,14 +74,14 @@ func changeText(c cmpstat.Change) string {
 	return fmt.Sprintf("%s [%s, %s]", pct(c.Ratio), pct(c.Lo), pct(c.Hi))
 }
 
-// pText is the p-value a row is judged by: adjusted (Benjamini-Hochberg) for all but the primary
-// figure.
+// pText is the p-value a row is judged by, under the column's head "p":
+// adjusted (Benjamini-Hochberg) for all but the primary figure.
 func pText(c cmpstat.Change) string {
 	p := c.P
 	if text.Finite(c.Adjusted) {
 		p = c.Adjusted
 	}
-	return pValue(p)
+	return strings.TrimPrefix(pValue(p), "p=")
 }
 
 // pValue prints a p-value to three decimals, "" for none.
@@ -205,10 +205,10 @@ func (t *tables) head() {
 	floor := fmt.Sprintf("%.1f%%", 100*c.Floor)
 	switch {
 	case c.OneSitting:
-		t.h("every column ran in one sitting, in alternating rounds: a verdict covers that sitting; "+
+		t.h("every column ran in one sitting (one boot, one quiet window), in alternating rounds: a verdict covers that sitting; "+
 			"no change under the %s floor (-floor) is called better or worse", floor)
 	case c.Sittings:
-		t.h("each record is a sitting: changes are judged over the sittings of each side, not their runs; "+
+		t.h("each record is a sitting (a boot or quiet window of its own): changes are judged over the sittings of each side, not their runs; "+
 			"no change under the floor is called: -floor %s, or the figure's spread between sittings where larger", floor)
 	default:
 		who := "one record a side"
@@ -221,7 +221,7 @@ func (t *tables) head() {
 		if len(single) < len(c.Sides) {
 			who = "one record on side " + strings.Join(single, ", ") + " (its runs and the others' compared as runs)"
 		}
-		t.h("%s: how far sittings differ is unknown, so a verdict covers only drift inside each sitting "+
+		t.h("%s: how far sittings (boots or quiet windows) differ is unknown, so a verdict covers only drift inside each sitting "+
 			"(two records a side or more measure it); no change under the %s floor (-floor) is called better or worse", who, floor)
 	}
 }

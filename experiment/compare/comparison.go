@@ -251,8 +251,8 @@ func inputOf(l *Loaded, label, side string) Input {
 }
 
 // checkMetric refuses a -metric that is not a figure of every compared
-// configuration, naming those that are; "cpu/token" names "cpu/token
-// (ns)".
+// configuration, naming those that are; a figure is named as the tables
+// print it, its unit optional ("cpu/token" names "cpu ns/token").
 func (c *Comparison) checkMetric(cols []column) error {
 	if c.Metric == "" {
 		return nil
@@ -275,8 +275,9 @@ func (c *Comparison) checkMetric(cols []column) error {
 		}
 	}
 	for _, n := range common {
-		// A figure is named as printed, its unit's parentheses optional.
-		if n == c.Metric || strings.HasPrefix(n, c.Metric+" (") && strings.HasSuffix(n, ")") {
+		// A figure is named as printed, its unit optional: "cpu/token"
+		// names "cpu ns/token".
+		if n == c.Metric || strings.Replace(n, " ns", "", 1) == c.Metric {
 			c.Metric = n
 			return nil
 		}

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/pipebench/pipebench/experiment/compare"
+	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/report"
-	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/pipebench"
 	cmpstat "github.com/pipebench/pipebench/stats/compare"
 )
@@ -50,7 +50,7 @@ func TestCompareHalts(t *testing.T) {
 	}
 	var found bool
 	for _, r := range c.Configs[0].Rows {
-		if r.Metric != "halts/evt" {
+		if r.Metric != "idle entries/evt" {
 			continue
 		}
 		found = true

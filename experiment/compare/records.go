@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/report"
 	"github.com/pipebench/pipebench/experiment/sweep"
 	"github.com/pipebench/pipebench/pipebench"
 	cmpstat "github.com/pipebench/pipebench/stats/compare"
@@ -216,13 +217,14 @@ var (
 	mTokens  = Metric{"tokens/sec", cmpstat.HigherIsBetter}
 	mSamples = Metric{"samples/call", cmpstat.Neutral}
 	mSys     = Metric{"syscalls/token", cmpstat.LowerIsBetter}
-	mCPU     = Metric{"cpu/token (ns)", cmpstat.LowerIsBetter}
-	mP50     = Metric{"latency p50 (ns)", cmpstat.LowerIsBetter}
-	mP99     = Metric{"latency p99 (ns)", cmpstat.LowerIsBetter}
+	mCPU     = Metric{"cpu ns/token", cmpstat.LowerIsBetter}
+	mP50     = Metric{"latency p50 ns", cmpstat.LowerIsBetter}
+	mP99     = Metric{"latency p99 ns", cmpstat.LowerIsBetter}
 
-	// Halts per event are where the scheduler put the reader and writer
-	// (one CPU or two), not a cost of the program: neither way is better.
-	mHalts = Metric{"halts/evt", cmpstat.Neutral}
+	// Idle-state entries per event (a run's halts_per_event) are where
+	// the scheduler put the reader and writer (one CPU or two), not a cost
+	// of the program: neither way is better.
+	mHalts = Metric{"idle entries/evt", cmpstat.Neutral}
 )
 
 // addFigures adds one repetition's figures to s.
@@ -238,12 +240,12 @@ func (s *Sampled) addFigures(evts float64, f *figuresJSON) {
 		s.add(mHalts, *f.HaltsPerEvent)
 	}
 	for _, c := range f.Costs {
-		s.add(Metric{"cpu/evt " + c.Who + " (ns)", cmpstat.LowerIsBetter}, c.CPU)
+		s.add(Metric{"cpu ns/evt " + report.RowName(c.Who), cmpstat.LowerIsBetter}, c.CPU)
 	}
 	// Context switches per event, as the run's own text says them.
 	for _, c := range f.Costs {
-		s.add(Metric{"vol cs/evt " + c.Who, cmpstat.LowerIsBetter}, c.Voluntary)
-		s.add(Metric{"invol cs/evt " + c.Who, cmpstat.LowerIsBetter}, c.Involuntary)
+		s.add(Metric{"vol cs/evt " + report.RowName(c.Who), cmpstat.LowerIsBetter}, c.Voluntary)
+		s.add(Metric{"invol cs/evt " + report.RowName(c.Who), cmpstat.LowerIsBetter}, c.Involuntary)
 	}
 	if f.Latency != nil {
 		s.add(mP50, f.Latency.P50)
@@ -368,9 +370,9 @@ func herdSampled(sides []herdJSON, shape string) []*Sampled {
 			{Metric{"returns/token", cmpstat.LowerIsBetter}, f.ReturnsPerToken},
 			{Metric{"wasted returns/token", cmpstat.LowerIsBetter}, f.WastedReturnsPerToken},
 			{Metric{"wasted reads/token", cmpstat.LowerIsBetter}, f.WastedReadsPerToken},
-			{Metric{"waiters' sys/token (ns)", cmpstat.LowerIsBetter}, f.SystemPerToken},
-			{Metric{"waiters' user/token (ns)", cmpstat.LowerIsBetter}, f.UserPerToken},
-			{Metric{"writer sys/token (ns)", cmpstat.LowerIsBetter}, f.WriterSystemPerToken},
+			{Metric{"waiters' sys ns/token", cmpstat.LowerIsBetter}, f.SystemPerToken},
+			{Metric{"waiters' user ns/token", cmpstat.LowerIsBetter}, f.UserPerToken},
+			{Metric{"writer sys ns/token", cmpstat.LowerIsBetter}, f.WriterSystemPerToken},
 		} {
 			s.add(m.m, m.v)
 		}
@@ -413,7 +415,7 @@ func timeoutSampled(reps []timeoutJSON) []*Sampled {
 			for _, m := range []struct {
 				name string
 				v    float64
-			}{{"overshoot p50 (ns)", p.P50}, {"overshoot p99 (ns)", p.P99}, {"overshoot mean (ns)", p.Mean}, {"overshoot min (ns)", p.Min}, {"overshoot max (ns)", p.Max}} {
+			}{{"overshoot p50 ns", p.P50}, {"overshoot p99 ns", p.P99}, {"overshoot mean ns", p.Mean}, {"overshoot min ns", p.Min}, {"overshoot max ns", p.Max}} {
 				s.add(Metric{m.name, cmpstat.LowerIsBetter}, m.v)
 			}
 		}

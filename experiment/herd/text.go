@@ -10,6 +10,7 @@ import (
 
 	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/text"
+	"github.com/pipebench/pipebench/pipebench"
 )
 
 // Progress writes the text format's lines while a herd runs: a head
@@ -30,9 +31,12 @@ func (p *Progress) Setup(s Setup) {
 	if !p.headed {
 		rounds := ""
 		if c.Rounds > 1 {
-			rounds = fmt.Sprintf(", %d rounds (the order of the settings turning by one each round)", c.Rounds)
+			rounds = fmt.Sprintf(", %d rounds, the order of the settings turning each round", c.Rounds)
 		}
-		fmt.Fprintf(p.W, "herd: %s, EPOLLEXCLUSIVE %s, %v each%s\n", shape(c.Waiters, c.Mode, c.Pipes, c.InFlight), settingsText(c.Exclusive), c.Duration, rounds)
+		head := fmt.Sprintf("herd: %s, %v a setting%s", shape(c.Waiters, c.Mode, c.Pipes, c.InFlight), c.Duration, rounds)
+		for _, l := range text.Fit(head, text.Width) {
+			fmt.Fprintf(p.W, "%s\n", l)
+		}
 		p.headed = true
 	}
 	if s.Round > 0 {
@@ -44,19 +48,6 @@ func (p *Progress) Setup(s Setup) {
 // Interval writes one interval's line.
 func (p *Progress) Interval(iv Interval) {
 	fmt.Fprintf(p.W, "%sexclusive %s: %.0f evts/sec %s returns per token\n", p.round, OnOff(iv.Exclusive), iv.EventsPerSec, text.Ratio(iv.ReturnsPerToken))
-}
-
-// settingsText names the EPOLLEXCLUSIVE settings measured, in order: "off,
-// then on". Nil is the herd's default, off then on.
-func settingsText(exclusive []bool) string {
-	if exclusive == nil {
-		exclusive = []bool{false, true}
-	}
-	names := make([]string, len(exclusive))
-	for i, ex := range exclusive {
-		names[i] = OnOff(ex)
-	}
-	return strings.Join(names, ", then ")
 }
 
 func shape(waiters int, mode Mode, pipes, inFlight int) string {
@@ -97,23 +88,30 @@ type figureRow struct {
 var figureRows = []figureRow{
 	{"evts/sec (median)", "evts_per_sec_median", func(f *Figures) float64 { return f.EventsPerSec.Median }, text.Whole},
 	{"tokens/sec", "tokens_per_sec", func(f *Figures) float64 { return f.TokensPerSec }, text.Whole},
-	{"wake-ups per token", "wakeups_per_token", func(f *Figures) float64 { return f.WakeupsPerToken }, text.Ratio},
-	{"returns per token", "returns_per_token", func(f *Figures) float64 { return f.ReturnsPerToken }, text.Ratio},
-	{"wasted returns per token", "wasted_returns_per_token", func(f *Figures) float64 { return f.WastedReturnsPerToken }, text.Ratio},
-	{"wasted reads per token", "wasted_reads_per_token", func(f *Figures) float64 { return f.WastedReadsPerToken }, text.Ratio},
-	{"waiters' sys CPU", "waiters_sys_ns", func(f *Figures) float64 { return f.WaiterSystem }, text.Nanos},
-	{"waiters' sys CPU per token", "sys_ns_per_token", func(f *Figures) float64 { return f.SystemPerToken }, text.Nanos},
-	{"waiters' user CPU per token", "user_ns_per_token", func(f *Figures) float64 { return f.UserPerToken }, text.Nanos},
-	{"writer's sys CPU per token", "writer_sys_ns_per_token", func(f *Figures) float64 { return f.WriterSystemPerToken }, text.Nanos},
+	{"wake-ups/token", "wakeups_per_token", func(f *Figures) float64 { return f.WakeupsPerToken }, text.Ratio},
+	{"returns/token", "returns_per_token", func(f *Figures) float64 { return f.ReturnsPerToken }, text.Ratio},
+	{"wasted returns/token", "wasted_returns_per_token", func(f *Figures) float64 { return f.WastedReturnsPerToken }, text.Ratio},
+	{"wasted reads/token", "wasted_reads_per_token", func(f *Figures) float64 { return f.WastedReadsPerToken }, text.Ratio},
+	{"waiters' sys ms", "waiters_sys_ns", func(f *Figures) float64 { return f.WaiterSystem }, millis},
+	{"waiters' sys ns/token", "sys_ns_per_token", func(f *Figures) float64 { return f.SystemPerToken }, text.Ratio},
+	{"waiters' user ns/token", "user_ns_per_token", func(f *Figures) float64 { return f.UserPerToken }, text.Ratio},
+	{"writer sys ns/token", "writer_sys_ns_per_token", func(f *Figures) float64 { return f.WriterSystemPerToken }, text.Ratio},
 }
+
+// millis prints nanoseconds as milliseconds, four significant digits.
+func millis(ns float64) string { return text.Ratio(ns / 1e6) }
 
 // WriteText writes the settings side by side, one figure a line, with the
 // off/on ratio when both ran, then each setting's token accounting. With
 // several rounds the figures are the medians of the repetitions, and a
 // line says so.
 func (d *Doc) WriteText(w io.Writer) error {
-	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
-	p("--- herd: %s, %v measured per setting", shape(d.Waiters, d.Mode, d.Pipes, d.InFlight), d.Duration)
+	p := func(format string, a ...any) {
+		for _, l := range text.Fit(fmt.Sprintf(format, a...), text.Width) {
+			fmt.Fprintf(w, "%s\n", l)
+		}
+	}
+	p("--- herd: %s, %v per setting", shape(d.Waiters, d.Mode, d.Pipes, d.InFlight), d.Duration)
 	cols := d.columns()
 	head := fmt.Sprintf("%-30s", "EPOLLEXCLUSIVE")
 	for _, c := range cols {
@@ -144,7 +142,7 @@ func (d *Doc) WriteText(w io.Writer) error {
 	}
 	p("%s", line)
 	if d.Rounds > 1 {
-		d.writeRoundsTokens(p)
+		d.writeRoundsTokens(w, p)
 	} else {
 		for i := range d.Settings {
 			s := &d.Settings[i]
@@ -153,23 +151,29 @@ func (d *Doc) WriteText(w io.Writer) error {
 			if s.Interrupted {
 				state = "interrupted"
 			}
-			p("tokens, exclusive %-4s sent %d  received %d  drained %d  lost %d  (%v %s)", OnOff(s.Setup.Exclusive)+":",
-				tk.Sent, tk.Received, tk.Drained, tk.Lost, s.Elapsed.Round(time.Millisecond), state)
+			tokensLine(w, s.Setup.Exclusive, tk, fmt.Sprintf("%v %s", s.Elapsed.Round(time.Millisecond), state))
 		}
 	}
 	p("wake-ups: the waiters' voluntary context switches (sleeps ended) less timeouts; returns: waits that returned a ready pipe")
-	lent := 0
-	if len(d.Settings) > 0 {
-		lent = d.Settings[0].Setup.GOMAXPROCS - d.Environment.GOMAXPROCS
+	for _, l := range record.MachineLines(d.Environment, false) {
+		fmt.Fprintf(w, "%s\n", l)
 	}
-	p("machine        %s", record.MachineLine(d.Environment, lent, ""))
 	return d.Head.WriteLines(w)
+}
+
+// tokensLine writes one setting's token accounting: "tokens off
+// sent 1001  received 1000  drained 1  lost 0  (1.5s measured)".
+func tokensLine(w io.Writer, exclusive bool, tk pipebench.Tokens, state string) {
+	for _, l := range text.Labelled("tokens "+OnOff(exclusive), fmt.Sprintf("sent %d  received %d  drained %d  lost %d  (%s)",
+		tk.Sent, tk.Received, tk.Drained, tk.Lost, state)) {
+		fmt.Fprintf(w, "%s\n", l)
+	}
 }
 
 // writeRoundsTokens writes, for a herd of several rounds, what the
 // figures are the medians of, and each setting's token accounting summed
 // over its repetitions.
-func (d *Doc) writeRoundsTokens(p func(string, ...any)) {
+func (d *Doc) writeRoundsTokens(w io.Writer, p func(string, ...any)) {
 	var runs []string
 	for _, m := range d.Medians {
 		runs = append(runs, fmt.Sprintf("%s %d runs", OnOff(m.Exclusive), m.Runs))
@@ -197,8 +201,7 @@ func (d *Doc) writeRoundsTokens(p func(string, ...any)) {
 		if cut > 0 {
 			state += fmt.Sprintf(", %d interrupted", cut)
 		}
-		p("tokens, exclusive %-4s sent %d  received %d  drained %d  lost %d  (%s)", OnOff(m.Exclusive)+":",
-			sent, received, drained, lost, state)
+		tokensLine(w, m.Exclusive, pipebench.Tokens{Sent: sent, Received: received, Drained: drained, Lost: lost}, state)
 	}
 }
 

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/experiment/record"
-	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/internal/golden"
 	"github.com/pipebench/pipebench/pipebench"
 )
@@ -128,7 +128,7 @@ func TestRatioNotApplicable(t *testing.T) {
 	if err := d.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`(?m)^wake-ups per token +5 +0 +n/a$`, `(?m)^returns per token +1 +1 +1$`} {
+	for _, want := range []string{`(?m)^wake-ups/token +5 +0 +n/a$`, `(?m)^returns/token +1 +1 +1$`} {
 		if !regexp.MustCompile(want).MatchString(b.String()) {
 			t.Errorf("text does not match %s:\n%s", want, b.String())
 		}

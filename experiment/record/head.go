@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pipebench/pipebench/experiment/text"
 	"github.com/pipebench/pipebench/internal/envinfo"
 )
 
@@ -75,13 +76,14 @@ func (h *Head) CommandLine() string {
 	return strings.Join(words, " ")
 }
 
-// WriteLines writes the two lines a text output ends with to say what
-// made it: the command and the pipebench build. A head not made by a
-// command (a test's) writes none.
+// WriteLines writes the lines a text output ends with to say what made
+// it: the command (wrapped at text.Width) and the pipebench build. A head
+// not made by a command (a test's) writes none.
 func (h *Head) WriteLines(w io.Writer) error {
 	if h.Format == "" {
 		return nil
 	}
-	_, err := fmt.Fprintf(w, "command        %s\npipebench      %s (%s)\n", h.CommandLine(), h.Pipebench, h.Pipebench.Module)
+	lines := append(text.Labelled("command", h.CommandLine()), text.Labelled("pipebench", fmt.Sprintf("%s (%s)", h.Pipebench, h.Pipebench.Module))...)
+	_, err := fmt.Fprintf(w, "%s\n", strings.Join(lines, "\n"))
 	return err
 }

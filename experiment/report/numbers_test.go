@@ -16,22 +16,31 @@ import (
 func TestFixtureNumbers(t *testing.T) {
 	for f, want := range map[string][]string{
 		"text": {
-			"evts/sec       median 110000  mean 110000  sd 10000  min 100000  max 120000\n",
-			"(3 intervals, 1 warm-up left out)\n",
-			"samples/call   5.00048  (84000 readiness calls, 8 empty)\n",
-			"ready/call     mean 5  p50 5  p90 5  p99 5  max 5\n",
+			"evts/sec       median 110000  sd 10000 (9.1%)  min 100000  max 120000\n",
+			"samples/call   5  ready/call p50 5  p90 5  p99 5  max 5\n",
 			"tokens         sent 462007  received 462000  drained 7  lost 0\n",
 			// (42000 waits + 420000 reads + 84000 writes + the writer's
 			// 462007 writes, 42000 reads, 21000 waits) / 462000 tokens;
-			// 910 ms of CPU / 462000 tokens.
-			"per token      syscalls 2.318  cpu 1.97µs\n",
+			// 910 ms of CPU / 462000 tokens; 294000 idle entries / 420000
+			// events.
+			"syscalls/token 2.318  cpu ns/token 1970  idle entries/evt 0.7\n",
+		},
+		"text -v": {
+			"               mean 110000  95% CI of the mean 85159..134841 (within this run)\n",
+			"               over 3 intervals, 1 warm-up left out\n",
+			"               84000 readiness calls, 8 empty; ready/call mean 5\n",
 		},
 		"json": {`"calls": 84000,`, `"empty": 8,`, `"runs_summarized": 1,`, `"runs_left_out": 0,`},
 		"csv":  {"\n1,1,1,epoll,", "\n1,2,0,epoll,1000,10,thread,1,100000,110000,20000,2,100000,20000,0,0,10000,100000,110000,"},
 		// 100000+110000+120000 events after warm-up; 1e9/110000 ns/event.
 		"bench": {"\nBenchmarkPipes/backend=epoll/pipes=1000/inflight=10/writer=thread\t330000\t9090.9 ns/event\t110000 evts/sec\t121000 tokens/sec\t5 samples/call\t2.318 syscalls/token\t1970 cpu-ns/token\n"},
 	} {
-		out := string(render(t, f, fixtureDoc(), fixture.Result()))
+		var out string
+		if f == "text -v" {
+			out = string(renderVerbose(t, fixtureDoc(), fixture.Result()))
+		} else {
+			out = string(render(t, f, fixtureDoc(), fixture.Result()))
+		}
 		for _, w := range want {
 			if !strings.Contains(out, w) {
 				t.Errorf("%s output lacks %q:\n%s", f, w, out)
@@ -86,7 +95,7 @@ func TestAcrossLeavesOut(t *testing.T) {
 		t.Errorf("left out %q, %q; want failed, interrupted", d.Runs[2].LeftOut, d.Runs[3].LeftOut)
 	}
 	text := string(render(t, "text", d))
-	if want := "=== 4 runs, 2 left out (run 3: failed, run 4: interrupted): median evts/sec of 2 run medians 110000 "; !strings.Contains(text, want) {
+	if want := "=== 4 runs, 2 left out (run 3: failed, run 4: interrupted)\nevts/sec       median of 2 run medians 110000 "; !strings.Contains(text, want) {
 		t.Errorf("text lacks %q:\n%s", want, text)
 	}
 	bench := string(render(t, "bench", d))

@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/pipebench/pipebench/experiment/report"
 	"github.com/pipebench/pipebench/experiment/fixture"
+	"github.com/pipebench/pipebench/experiment/report"
 	"github.com/pipebench/pipebench/internal/golden"
 	"github.com/pipebench/pipebench/pipebench"
 )
@@ -38,12 +38,26 @@ func render(t *testing.T, format string, d *report.Doc, runs ...*pipebench.Resul
 	return b.Bytes()
 }
 
+// renderVerbose writes d, its runs added, as text with every figure (-v).
+func renderVerbose(t *testing.T, d *report.Doc, runs ...*pipebench.Result) []byte {
+	t.Helper()
+	render(t, "json", d, runs...) // adds the runs
+	var b bytes.Buffer
+	if err := d.WriteTextVerbose(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
 func TestFormatsGolden(t *testing.T) {
 	for _, f := range report.Formats {
 		t.Run(f, func(t *testing.T) {
 			golden.Check(t, "fixture."+f, render(t, f, fixtureDoc(), fixture.Result()))
 		})
 	}
+	t.Run("text -v", func(t *testing.T) {
+		golden.Check(t, "fixture-verbose.text", renderVerbose(t, fixtureDoc(), fixture.Result()))
+	})
 }
 
 // TestJSONRoundTrip: the record reads back as the document it was, every

@@ -57,6 +57,10 @@ func Write(w io.Writer, format string, d *Doc) error {
 // WriteText writes d as the text format does while its runs go.
 func (d *Doc) WriteText(w io.Writer) error { return Write(w, "text", d) }
 
+// WriteTextVerbose writes d as the text format does with -v: every
+// figure.
+func (d *Doc) WriteTextVerbose(w io.Writer) error { return d.replay(&Text{W: w, Verbose: true}) }
+
 // WriteCSV writes d as the csv format does while its runs go.
 func (d *Doc) WriteCSV(w io.Writer) error { return Write(w, "csv", d) }
 

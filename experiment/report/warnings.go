@@ -9,34 +9,50 @@ import (
 	"github.com/pipebench/pipebench/stats"
 )
 
-// warningText words w as the text prints it after "warning: ", naming the
-// flag that answers it where one does.
+// WarningWidth is the widest line of a warning, "warning: " included: a
+// warning is one line, as wide as the summary it follows; its section of
+// WarningPage says the rest.
+const WarningWidth = text.Width
+
+// WarningPage is the page whose sections WarningAnchors name: each
+// warning ends with the section that says what it means and what to do.
+const WarningPage = "docs/output.md"
+
+// WarningAnchors are the anchors of WarningPage the warnings point to, a
+// section each; tools/doccheck holds the page to them.
+var WarningAnchors = []string{
+	"none", "few", "noisy", "skipped", "spurious", "others", "late", "idle", "unpinned", "clamped", "early",
+}
+
+// see ends a warning with its section: " (docs/output.md#noisy)".
+func see(anchor string) string { return " (" + WarningPage + "#" + anchor + ")" }
+
+// warningText words w as the text prints it after "warning: ": what was
+// seen, with its figures, and the remedy where the user has one, then the
+// section that says more.
 func warningText(w summary.Warning) string {
 	switch w.Kind {
 	case summary.NoFullInterval:
-		return "no full interval: the run ended before the first interval"
+		return "no full interval: lengthen -d" + see("none")
 	case summary.NoIntervalAfterWarmup:
-		return fmt.Sprintf("no interval after warm-up: the run ended after %s, all warm-up (-warmup %d)", text.Plural(int(w.Count), "interval"), w.Warmup)
+		return fmt.Sprintf("all %s were warm-up: lower -warmup", text.Plural(int(w.Count), "interval")) + see("none")
 	case summary.SpuriousReads:
-		return "the backend reported pipes ready that had nothing to read"
+		return fmt.Sprintf("%s found pipes ready but empty", text.Plural(int(w.Count), "read")) + see("spurious")
 	case summary.BusyRest:
-		return fmt.Sprintf("%s: threads other than the reader and writer used %.1f%% of its CPU (more than %.0f%%): see README, \"The Go runtime\"",
-			w.Who, 100*w.Value, 100*w.Limit)
+		return fmt.Sprintf("other threads: %.3g%% of %s CPU", 100*w.Value, w.Who) + see("others")
 	case summary.LateInterval:
-		return fmt.Sprintf("interval %d was counted %v after its boundary (more than %.0f%% of an interval): the reporter waited for a CPU",
-			w.Interval, w.Late.Round(time.Microsecond), 100*w.Limit)
+		late := time.Duration(stats.RoundSig(float64(w.Late), 3))
+		return fmt.Sprintf("interval %d counted %v late: a busy machine", w.Interval, late) + see("late")
 	case summary.ManyHalts:
-		return fmt.Sprintf("halts/evt %.3g (above %g): the run's speed is set by waking halted CPUs, and depends on whether the scheduler put the reader and writer on one CPU or two: -cpu pins them, taskset confines them",
-			w.Value, w.Limit)
+		return fmt.Sprintf("idle entries/evt %.3g > %g: pin with -cpu", w.Value, w.Limit) + see("idle")
 	case summary.Sysmon:
-		return "the Go runtime's sysmon thread wakes about every 10 ms; where idle CPUs halt, as here, it moves the reader and writer onto one CPU more often: compare with a C program that has such a thread (the yardstick's -tick 10ms), or pin them with -cpu"
+		return "unpinned reader and writer: pin with -cpu" + see("unpinned")
 	case summary.ReadyClamped:
-		return fmt.Sprintf("ready/call: %s above %d ready, counted as %d", text.Plural(int(w.Count), "call"), w.Highest, w.Highest)
+		return fmt.Sprintf("ready/call: %s over %d", text.Plural(int(w.Count), "call"), w.Highest) + see("clamped")
 	case summary.LatencyClamped:
-		top := time.Duration(w.Highest)
-		return fmt.Sprintf("latency: %s waited longer than %v, counted as %v in the quantiles", text.Plural(int(w.Count), "token"), top, top)
+		return fmt.Sprintf("latency: %s over %v", text.Plural(int(w.Count), "token"), time.Duration(w.Highest)) + see("clamped")
 	case summary.LatencyEarly:
-		return fmt.Sprintf("latency: %s read at or before the time stamped on them, counted as 0ns", text.Plural(int(w.Count), "token"))
+		return fmt.Sprintf("latency: %s read by their stamp", text.Plural(int(w.Count), "token")) + see("early")
 	}
 	return string(w.Kind)
 }
@@ -45,32 +61,46 @@ func warningText(w summary.Warning) string {
 // it, most fundamental first: too few values, values skipped, noise. unit
 // names what the values are of, singular: "interval", "run".
 func sampleWarnings(s stats.Sample, unit string) []string {
+	more := "lengthen -d"
+	if unit == "run" {
+		more = "raise -count"
+	}
 	var w []string
 	switch {
 	case s.N == 0:
-		w = append(w, fmt.Sprintf("no %ss: nothing was measured", unit))
+		w = append(w, fmt.Sprintf("no %ss: nothing measured", unit)+see("none"))
 	case s.N == 1:
-		w = append(w, fmt.Sprintf("one %s: no spread and no confidence interval", unit))
+		w = append(w, fmt.Sprintf("one %s: no spread; %s", unit, more)+see("few"))
 	case s.N < 3:
-		w = append(w, fmt.Sprintf("few %ss: n=%d, the confidence interval is wide", unit, s.N))
+		w = append(w, fmt.Sprintf("%d %ss: rough spread; %s", s.N, unit, more)+see("few"))
 	}
 	if s.Skipped > 0 {
-		w = append(w, fmt.Sprintf("skipped %s", text.Plural(s.Skipped, "non-finite value")))
+		w = append(w, fmt.Sprintf("skipped %s", text.Plural(s.Skipped, "non-finite value"))+see("skipped"))
 	}
 	if s.Noisy {
-		w = append(w, fmt.Sprintf("noisy: coefficient of variation %.1f%% exceeds %.3g%%", s.CV*100, s.CVThreshold*100))
+		w = append(w, fmt.Sprintf("noisy: cv %.1f%% (over %.3g%%): quiet the machine", s.CV*100, s.CVThreshold*100)+see("noisy"))
 	}
 	return w
 }
 
 // runWarnings word a run's warnings: what its evts/sec sample shows, when
 // it has intervals after warm-up, then the summary's warnings in order.
+// Where the CPUs' idle entries are warned of, the advice to pin that
+// follows them on every run the scheduler placed (summary.Sysmon) is not
+// said twice.
 func runWarnings(r *summary.Run) []string {
 	var w []string
 	if len(r.Intervals) > r.Summary.Warmup {
 		w = sampleWarnings(r.Summary.EventsPerSec, "interval")
 	}
+	many := false
 	for _, x := range r.Summary.Warnings {
+		many = many || x.Kind == summary.ManyHalts
+	}
+	for _, x := range r.Summary.Warnings {
+		if x.Kind == summary.Sysmon && many {
+			continue
+		}
 		w = append(w, warningText(x))
 	}
 	return w

@@ -24,10 +24,14 @@ type Writer interface {
 var Formats = []string{"text", "json", "csv", "bench"}
 
 // New returns the writer for format.
-func New(format string, w io.Writer) (Writer, error) {
+func New(format string, w io.Writer) (Writer, error) { return NewVerbose(format, w, false) }
+
+// NewVerbose returns the writer for format; a text one, when verbose,
+// writes every figure (-v: Text.Verbose).
+func NewVerbose(format string, w io.Writer, verbose bool) (Writer, error) {
 	switch format {
 	case "text":
-		return &Text{W: w}, nil
+		return &Text{W: w, Verbose: verbose}, nil
 	case "json":
 		return &JSON{W: w}, nil
 	case "csv":

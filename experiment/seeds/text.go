@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/record"
@@ -32,10 +33,21 @@ func opt(x *float64) string {
 }
 
 // WriteText writes the table (a row per claim: seed, the seed's figure,
-// the figure here, their ratio, the verdict, the claim), then each row's
-// unit, sources, why and command, the failures, and the machine line.
+// the figure here, their ratio, the verdict), then each row's claim, unit,
+// sources, why and command, the failures, and the machine, at most
+// text.Width columns.
 func (d *Doc) WriteText(w io.Writer) error {
-	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
+	p := func(format string, a ...any) {
+		for _, l := range text.Fit(fmt.Sprintf(format, a...), text.Width) {
+			fmt.Fprintf(w, "%s\n", l)
+		}
+	}
+	// item writes a row's detail, label and text, wrapped under the text.
+	item := func(label, s string) {
+		for _, l := range text.WrapIndent(s, text.Width, "     "+label, strings.Repeat(" ", 5+len(label))) {
+			fmt.Fprintf(w, "%s\n", l)
+		}
+	}
 	state := "measured"
 	if d.Interrupted {
 		state = "interrupted"
@@ -46,25 +58,29 @@ func (d *Doc) WriteText(w io.Writer) error {
 	}
 	p("--- the seeds beside this machine (%s plan: %v runs, -i %v, %d warm-up%s), %v %s",
 		d.Plan.Name, d.Plan.Run, d.Plan.Interval, d.Plan.Warmup, rounds, d.Elapsed.Round(time.Second), state)
-	p("%3s %-4s %9s %9s %9s  %-15s %s", "#", "seed", "seed's", "here", "here/seed", "verdict", "claim")
+	p("%3s %-4s %9s %9s %9s  %s", "#", "seed", "seed's", "here", "here/seed", "verdict")
 	for i, r := range d.Rows {
-		p("%3d %-4s %9s %9s %9s  %-15s %s", i+1, r.Seed, opt(r.Theirs), opt(r.Here), opt(r.Ratio), r.Verdict, r.Claim)
+		p("%3d %-4s %9s %9s %9s  %s", i+1, r.Seed, opt(r.Theirs), opt(r.Here), opt(r.Ratio), r.Verdict)
 	}
 	p("")
 	for i, r := range d.Rows {
-		p("%3d. %s", i+1, r.Unit)
-		p("     seed's: %s", r.TheirsFrom)
-		if r.HereFrom != "" {
-			p("     here:   %s", r.HereFrom)
+		for _, l := range text.WrapIndent(r.Claim+": "+r.Unit, text.Width, fmt.Sprintf("%3d. ", i+1), "     ") {
+			fmt.Fprintf(w, "%s\n", l)
 		}
-		p("     %s: %s", r.Verdict, r.Why)
-		p("     run:    %s", r.Command)
+		item("seed's: ", r.TheirsFrom)
+		if r.HereFrom != "" {
+			item("here:   ", r.HereFrom)
+		}
+		item(string(r.Verdict)+": ", r.Why)
+		item("run:    ", r.Command)
 	}
 	for _, f := range d.Failures {
 		p("failed: %s", f)
 	}
 	p("verdicts: a ratio differs from 1 when it is more than %.0f%% away (pipebench's rule; the seeds state none)", 100*Margin)
-	p("machine        %s", record.MachineLine(d.Environment, 0, ""))
+	for _, l := range record.MachineLines(d.Environment, false) {
+		fmt.Fprintf(w, "%s\n", l)
+	}
 	return d.Head.WriteLines(w)
 }
 

@@ -133,7 +133,7 @@ func EventsTable(r *Result, ratios []Ratio, perMs bool) Table {
 // varies enough across the sweep to be worth showing (with one token in
 // flight it is 1 everywhere).
 func SamplesTable(r *Result) (Table, bool) {
-	t := buildTable(r, "samples per call", func(p Point) (float64, bool) { return p.SamplesPerCall, p.SamplesApply }, nil)
+	t := buildTable(r, "samples/call", func(p Point) (float64, bool) { return p.SamplesPerCall, p.SamplesApply }, nil)
 	return t, SamplesVary(r.Points)
 }
 
@@ -148,8 +148,8 @@ func CostTables(r *Result) []Table {
 		what string
 		of   func(Point) float64
 	}{
-		{"system calls per token", func(p Point) float64 { return p.SyscallsPerToken }},
-		{"CPU per token (ns)", func(p Point) float64 { return p.CPUPerToken }},
+		{"syscalls/token", func(p Point) float64 { return p.SyscallsPerToken }},
+		{"cpu ns/token", func(p Point) float64 { return p.CPUPerToken }},
 	} {
 		if !slices.ContainsFunc(r.Points, func(p Point) bool { return c.of(p) > 0 }) {
 			continue

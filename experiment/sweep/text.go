@@ -56,14 +56,19 @@ func (d *Doc) WriteText(w io.Writer) error {
 	if d.Kernel != "" {
 		on = ", Linux " + d.Kernel
 	}
-	ew.Printf("%s, %d warm-up interval(s) left out %s%s\n", t.What, r.Settings.Warmup, settingsNote(r), on)
+	for _, l := range text.Wrap(fmt.Sprintf("%s, %d warm-up interval(s) left out %s%s", t.What, r.Settings.Warmup, settingsNote(r), on), textWidth) {
+		ew.Printf("%s\n", l)
+	}
 	writeGrid(ew, t)
 	if noisy(t) {
 		ew.Printf("* noisy: the run's evts/sec varied more than 5%% between intervals\n")
 	}
 	writeCrossings(ew, r)
 	if st, vary := SamplesTable(r); vary {
-		ew.Printf("\n%s over each whole run %s\n", st.What, settingsNote(r))
+		ew.Printf("\n")
+		for _, l := range text.Wrap(fmt.Sprintf("%s over each whole run %s", st.What, settingsNote(r)), textWidth) {
+			ew.Printf("%s\n", l)
+		}
 		writeGrid(ew, st)
 	}
 	for _, ct := range CostTables(r) {
@@ -90,6 +95,11 @@ func (d *Doc) WriteText(w io.Writer) error {
 		list("failed", []Missing{*r.Failure})
 	}
 	list("not run", r.NotRun)
+	if d.Head.Format != "" { // a head not made by a command (a test's) has no machine
+		for _, l := range record.MachineLines(d.Environment, false) {
+			ew.Printf("%s\n", l)
+		}
+	}
 	if ew.Err() == nil {
 		ew.Keep(d.Head.WriteLines(w))
 	}
@@ -164,7 +174,9 @@ func (t Table) keyCells(row Row, inFlight string) []string {
 	return cells
 }
 
-// writeGrid lays a table out in right-aligned columns.
+// writeGrid lays a table out in right-aligned columns, cut into blocks of
+// columns, each beginning with the row's setting, where it is wider than
+// textWidth.
 func writeGrid(ew *text.Printer, t Table) {
 	inFlight := ""
 	if t.ByInFlight {
@@ -188,7 +200,7 @@ func writeGrid(ew *text.Printer, t Table) {
 		}
 		tb.Rows = append(tb.Rows, line)
 	}
-	tb.Write(ew, false)
+	tb.WriteWidth(ew, textWidth, len(t.keyHead(inFlight)))
 }
 
 func cellText(c Cell, what string) string {
@@ -200,7 +212,7 @@ func cellText(c Cell, what string) string {
 	}
 	s := strconv.FormatFloat(c.Value, 'f', 0, 64)
 	if what != "median evts/sec" && what != "median evts/ms" {
-		s = strconv.FormatFloat(c.Value, 'g', 4, 64)
+		s = text.Ratio(c.Value)
 	}
 	if c.Noisy {
 		s += "*"

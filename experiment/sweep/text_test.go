@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/fixture"
+	"github.com/pipebench/pipebench/experiment/record"
 )
 
 // handMade is a sweep cut short: three rows measured (one point skipped at
@@ -123,7 +123,8 @@ func TestWriteText(t *testing.T) {
 	if err := NewDoc(record.Head{}, r, DefaultRatios(r.Grid.Backends), false).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `median evts/sec, 1 warm-up interval(s) left out (-d 3s per point, -i 500ms, writer self, -l 1)
+	want := `median evts/sec, 1 warm-up interval(s) left out (-d 3s per point, -i 500ms,
+    writer self, -l 1)
 pipes    poll   select   epoll  epoll/poll  epoll/select
    10  100000    80000  200000        2.00          2.50
  1000   1000*      800  190000         190           238
@@ -223,13 +224,13 @@ func TestWriteTextCosts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `
-system calls per token over each whole run
+syscalls/token over each whole run
 pipes    poll   select   epoll
    10       2        1  0.6667
  1000     0.5      0.4  0.3333
 20000  0.2857  skipped    0.25
 
-CPU per token (ns) over each whole run
+cpu ns/token over each whole run
 pipes  poll   select  epoll
    10  1000     2000   3000
  1000  4000     5000   6000

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/pipebench/pipebench/stats"
 )
@@ -12,9 +13,31 @@ import (
 // samples per call: six significant digits, no trailing zeros.
 func G6(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
 
-// Ratio prints a ratio (per event, per call, per token) with four
-// significant digits: 1.002, 0.3333.
-func Ratio(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+// Ratio prints a ratio (per event, per call, per token) or a figure of
+// nanoseconds with four significant digits and never an exponent: 1.002,
+// 0.3333, 0.00005466; whole from 10000 up: 31539.
+func Ratio(x float64) string {
+	switch a := math.Abs(x); {
+	case !Finite(x):
+		return "-"
+	case a >= 9999.5:
+		return Whole(x)
+	case a >= 1e-4 || a == 0:
+		return strconv.FormatFloat(x, 'g', 4, 64)
+	}
+	return plain(x, 4)
+}
+
+// plain prints x (not 0) in digits significant digits without an
+// exponent, trailing zeros trimmed: plain(5.4661e-05, 4) is 0.00005466.
+func plain(x float64, digits int) string {
+	decimals := digits - 1 - int(math.Floor(math.Log10(math.Abs(x))))
+	s := strconv.FormatFloat(x, 'f', max(decimals, 0), 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
+}
 
 // Quantile prints a histogram quantile, already rounded to the digits the
 // histogram holds (stats.HistDigits), without an exponent: 3, 1230.
@@ -40,10 +63,9 @@ func Nanos(x float64) string {
 	return fmt.Sprintf("%.0fs", x/1e9)
 }
 
-// Num prints x in four significant digits, with k or M past a thousand,
-// and below a thousandth in three with an exponent, as the run's own text
-// prints a figure per event (6.25e-06); "-" for a figure that is not a
-// number.
+// Num prints x in four significant digits, with k or M past ten
+// thousand, and below a thousandth in three without an exponent
+// (0.00000625); "-" for a figure that is not a number.
 func Num(x float64) string {
 	switch a := math.Abs(x); {
 	case !Finite(x):
@@ -55,10 +77,10 @@ func Num(x float64) string {
 	case a >= 1 || a == 0:
 		return fmt.Sprintf("%.4g", x)
 	case a >= 0.001:
-		// Three significant digits, without an exponent: 0.00136.
+		// Three significant digits: 0.00136, 0.00100.
 		return strconv.FormatFloat(x, 'f', 2-int(math.Floor(math.Log10(math.Abs(x)))), 64)
 	}
-	return strconv.FormatFloat(x, 'g', 3, 64)
+	return plain(x, 3)
 }
 
 // Finite says whether x can be printed as a number.

@@ -25,9 +25,15 @@ func TestNumbers(t *testing.T) {
 		{"Num", Num, 20000, "20k"},
 		{"Num", Num, 999.95e3, "1M"},
 		{"Num", Num, 0.0013579, "0.00136"},
-		{"Num", Num, 6.25e-6, "6.25e-06"},
+		{"Num", Num, 6.25e-6, "0.00000625"},
 		{"Num", Num, math.NaN(), "-"},
 		{"Ratio", Ratio, 1.00249, "1.002"},
+		{"Ratio", Ratio, 0.09437, "0.09437"},
+		{"Ratio", Ratio, 5.4661e-05, "0.00005466"},
+		{"Ratio", Ratio, 2e-05, "0.00002"},
+		{"Ratio", Ratio, 6140.3, "6140"},
+		{"Ratio", Ratio, 11380.4, "11380"},
+		{"Ratio", Ratio, math.Inf(1), "-"},
 		{"G6", G6, 5.000476, "5.00048"},
 		{"Quantile", Quantile, 1230, "1230"},
 		{"Whole", Whole, 31538.6, "31539"},
@@ -68,6 +74,47 @@ func TestWrap(t *testing.T) {
 	want := []string{"one two", "    three", "    four", "    five"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("Wrap: %q, want %q", got, want)
+	}
+	// A list longer than a line is broken after a comma.
+	got = WrapIndent("-b poll,select,epoll,epoll-et -n 10", 16, "", "  ")
+	want = []string{"-b poll,select,", "  epoll,epoll-et", "  -n 10"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("WrapIndent of a long list: %q, want %q", got, want)
+	}
+}
+
+// TestLabelled: a summary's line, its value wrapped at Width under its
+// own column; a label as wide as the column keeps a space after it.
+func TestLabelled(t *testing.T) {
+	got := Labelled("machine", strings.Repeat("word ", 30))
+	if len(got) < 2 || !strings.HasPrefix(got[0], "machine        word") || !strings.HasPrefix(got[1], strings.Repeat(" ", LabelWidth)+"word") {
+		t.Fatalf("Labelled: %q", got)
+	}
+	for _, l := range got {
+		if len(l) > Width {
+			t.Errorf("line of %d columns: %q", len(l), l)
+		}
+	}
+	if got := Labelled("idle entries/evt", "0.7"); got[0] != "idle entries/evt 0.7" {
+		t.Errorf("a long label: %q", got)
+	}
+}
+
+// TestWriteWidth: a table wider than the width is cut into blocks of
+// columns, each beginning with the key column; one that fits is whole.
+func TestWriteWidth(t *testing.T) {
+	tb := &Table{Head: []string{"pipes", "aaaa", "bbbb", "cccc"}, Rows: [][]string{{"10", "1", "2", "3"}}, Right: []bool{true, true, true, true}}
+	var b strings.Builder
+	p := &Printer{W: &b}
+	tb.WriteWidth(p, 18, 1)
+	want := "pipes  aaaa  bbbb\n   10     1     2\n\npipes  cccc\n   10     3\n"
+	if b.String() != want {
+		t.Errorf("cut table:\n%q\nwant\n%q", b.String(), want)
+	}
+	b.Reset()
+	tb.WriteWidth(p, 80, 1)
+	if strings.Count(b.String(), "\n") != 2 {
+		t.Errorf("a table that fits is cut:\n%s", b.String())
 	}
 }
 

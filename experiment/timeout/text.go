@@ -36,7 +36,11 @@ func NewDoc(rec record.Head, res *Result) *Doc {
 // WriteText writes a row per mechanism and requested timeout: the
 // overshoot's minimum, quantiles and maximum.
 func (d *Doc) WriteText(w io.Writer) error {
-	p := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
+	p := func(format string, a ...any) {
+		for _, l := range text.Fit(fmt.Sprintf(format, a...), text.Width) {
+			fmt.Fprintf(w, "%s\n", l)
+		}
+	}
 	state := "measured"
 	if d.Interrupted {
 		state = "interrupted"
@@ -45,11 +49,11 @@ func (d *Doc) WriteText(w io.Writer) error {
 	if len(d.Repetitions) > 1 {
 		samples = fmt.Sprintf("medians of %d repetitions of %d samples per point", len(d.Repetitions), d.Samples)
 	}
-	p("--- overshoot = actual - requested (monotonic clock), %s, timer slack %v, %v %s",
-		samples, d.TimerSlack, d.Elapsed.Round(time.Millisecond), state)
-	p("%-14s %10s %10s %10s %10s %10s", "mechanism", "requested", "min", "p50", "p99", "max")
+	p("--- overshoot = actual - requested (monotonic clock), %v %s", d.Elapsed.Round(time.Millisecond), state)
+	p("%s, timer slack %v", samples, d.TimerSlack)
+	p("%-14s %10s %10s %10s %10s %10s", "mechanism", "requested", "min µs", "p50 µs", "p99 µs", "max µs")
 	interrupted := 0
-	ns := func(d time.Duration) string { return text.Nanos(float64(d)) }
+	ns := func(d time.Duration) string { return text.Ratio(float64(d) / 1e3) }
 	for _, pt := range d.Points {
 		p("%-14s %10v %10s %10s %10s %10s", pt.Mechanism, pt.Requested, ns(pt.Min), ns(pt.P50), ns(pt.P99), ns(pt.Max))
 		interrupted += pt.Interrupted
@@ -57,7 +61,9 @@ func (d *Doc) WriteText(w io.Writer) error {
 	if interrupted > 0 {
 		p("sleeps cut short by a signal (EINTR), discarded and taken again: %d", interrupted)
 	}
-	p("machine        %s", record.MachineLine(d.Environment, 1, "")) // the measuring thread's P
+	for _, l := range record.MachineLines(d.Environment, false) {
+		fmt.Fprintf(w, "%s\n", l)
+	}
 	return d.Head.WriteLines(w)
 }
 

@@ -1,6 +1,6 @@
 // Package envinfo records the machine a result was measured on: kernel and
 // its command line, CPU, cores, SMT, NUMA nodes, frequency scaling, the
-// hypervisor, Go, descriptor limits, CPU vulnerability mitigations, the
+// cpuidle driver and governor, the hypervisor, Go, descriptor limits, CPU vulnerability mitigations, the
 // clock source and the load at the start; and the pipebench build that
 // measured it (ReadBuild). Every result carries both, because only ratios
 // measured on one machine in one run carry across machines.
@@ -48,6 +48,11 @@ type Environment struct {
 	// exposes frequency scaling (virtual machines often do not).
 	CPUFreqDriver   string `json:"cpufreq_driver,omitempty"`
 	CPUFreqGovernor string `json:"cpufreq_governor,omitempty"`
+	// CPUIdleDriver and CPUIdleGovernor are cpuidle's (intel_idle,
+	// acpi_idle, haltpoll; menu, teo, haltpoll), "none" where cpuidle
+	// runs no driver; empty where the kernel does not say.
+	CPUIdleDriver   string `json:"cpuidle_driver,omitempty"`
+	CPUIdleGovernor string `json:"cpuidle_governor,omitempty"`
 	// SMT is /sys/devices/system/cpu/smt/control: on, off, forceoff,
 	// notsupported or notimplemented ("on, inactive" when no sibling is
 	// online).

@@ -34,6 +34,9 @@ func TestReadFSFixture(t *testing.T) {
 	if e.CPUFreqDriver != "acpi-cpufreq" || e.CPUFreqGovernor != "performance" {
 		t.Errorf("cpufreq %q %q", e.CPUFreqDriver, e.CPUFreqGovernor)
 	}
+	if e.CPUIdleDriver != "intel_idle" || e.CPUIdleGovernor != "menu" {
+		t.Errorf("cpuidle %q %q: want the driver, and the governor from current_governor_ro where current_governor is not", e.CPUIdleDriver, e.CPUIdleGovernor)
+	}
 	if e.SMT != "on" || e.NUMANodes != 2 || e.Hypervisor != "QEMU Standard PC (Q35)" {
 		t.Errorf("smt %q, numa nodes %d, hypervisor %q", e.SMT, e.NUMANodes, e.Hypervisor)
 	}
@@ -59,7 +62,7 @@ func TestHypervisorFlagWithoutVendor(t *testing.T) {
 func TestReadFSMissingSaysSo(t *testing.T) {
 	e := ReadFS(fstest.MapFS{})
 	for _, what := range []string{"cpu model", "clock source", "mitigations", "kernel command line",
-		"cpu frequency driver", "smt", "numa nodes", "hypervisor", "load average"} {
+		"cpu frequency driver", "cpuidle driver", "smt", "numa nodes", "hypervisor", "load average"} {
 		found := false
 		for _, m := range e.Missing {
 			found = found || strings.HasPrefix(m, what)

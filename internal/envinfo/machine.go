@@ -9,10 +9,10 @@ import (
 )
 
 // readMachine fills what the kernel says of the machine beyond the CPU
-// model: its command line, the CPU frequency driver and governor, SMT, NUMA
-// nodes, the hypervisor and the load when the environment was read. What
-// the kernel does not expose is said in e.Missing, never left silently
-// empty.
+// model: its command line, the CPU frequency driver and governor, the
+// cpuidle driver and governor, SMT, NUMA nodes, the hypervisor and the
+// load when the environment was read. What the kernel does not expose is
+// said in e.Missing, never left silently empty.
 func (e *Environment) readMachine(root fs.FS) {
 	missing := func(format string, a ...any) { e.Missing = append(e.Missing, fmt.Sprintf(format, a...)) }
 	if b, err := fs.ReadFile(root, "proc/cmdline"); err == nil {
@@ -28,6 +28,18 @@ func (e *Environment) readMachine(root fs.FS) {
 		e.CPUFreqGovernor, _ = readLine(root, freq+"scaling_governor")
 	} else {
 		missing("cpu frequency driver and governor: not exposed (%v)", err)
+	}
+	const idle = "sys/devices/system/cpu/cpuidle/"
+	if d, err := readLine(root, idle+"current_driver"); err == nil {
+		e.CPUIdleDriver = d
+		// current_governor_ro is the older kernels' name of the file.
+		if g, err := readLine(root, idle+"current_governor"); err == nil {
+			e.CPUIdleGovernor = g
+		} else {
+			e.CPUIdleGovernor, _ = readLine(root, idle+"current_governor_ro")
+		}
+	} else {
+		missing("cpuidle driver and governor: not exposed (%v)", err)
 	}
 	if s, err := readLine(root, "sys/devices/system/cpu/smt/control"); err == nil {
 		e.SMT = s
