@@ -278,7 +278,7 @@ func TestSeedCommands(t *testing.T) {
 				t.Errorf("tokens unaccounted for:\n%s", stdout)
 			}
 			first, _, _ := strings.Cut(stdout, "\n")
-			if strings.HasSuffix(args, "-f") && !strings.Contains(first, "bypass, writer process: self mode needs") {
+			if strings.HasSuffix(args, "-f") && !strings.Contains(first, "bypass, writer process: self needs") {
 				t.Errorf("setup line %q: want the bypass with a writer process, and why", first)
 			}
 		})

@@ -2,6 +2,7 @@ package record
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/pipebench/pipebench/experiment/text"
@@ -20,8 +21,11 @@ import (
 // the work began, the kernel's build, its whole command line, and what
 // could not be read.
 func MachineLines(e envinfo.Environment, verbose bool, more ...string) []string {
-	items := []string{"Linux " + e.Kernel, e.CPU(), cores(e), "clock " + orUnknown(e.ClockSource),
-		idleText(e), freqText(e), e.GoVersion, "mitigations " + e.MitigationSummary()}
+	items := []string{"Linux " + e.Kernel, e.CPU(), cores(e), "clock " + orUnknown(e.ClockSource)}
+	if idle := idleText(e); idle != "" {
+		items = append(items, idle)
+	}
+	items = append(items, freqText(e), e.GoVersion, "mitigations "+e.MitigationSummary())
 	if ab := ABSettings(e.KernelCmdline); len(ab) > 0 && !verbose {
 		items = append(items, "cmdline "+strings.Join(ab, " "))
 	}
@@ -62,9 +66,13 @@ func cores(e envinfo.Environment) string {
 	return n + ", SMT " + e.SMT
 }
 
-// idleText is cpuidle's driver and governor: "cpuidle intel_idle (menu)".
+// idleText is cpuidle's driver and governor: "cpuidle intel_idle
+// (menu)"; "no cpuidle" where the kernel showed none, "" in a record made
+// before pipebench read it.
 func idleText(e envinfo.Environment) string {
 	switch {
+	case e.CPUIdleDriver == "" && !slices.ContainsFunc(e.Missing, func(m string) bool { return strings.HasPrefix(m, "cpuidle") }):
+		return ""
 	case e.CPUIdleDriver == "":
 		return "no cpuidle"
 	case e.CPUIdleGovernor == "":

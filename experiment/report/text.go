@@ -40,14 +40,23 @@ func (t *Text) lines(ls []string) {
 	}
 }
 
-// SetupLine formats the line printed once the pipes are ready.
+// SetupLine formats the line printed once the pipes are ready, as
+// epoll_pipe_bench's began, with the backend and the writer and why auto
+// chose it: "10000 pipes setup (epoll, writer process: thread needs 20010
+// fds, limit 20000)"; wrapped where longer than text.Width.
 func SetupLine(s pipebench.Setup) string {
 	how := s.Writer.String()
 	if s.Reason != "" {
-		how += ": " + s.Reason
+		how += ": " + shortReason.Replace(s.Reason)
 	}
-	return fmt.Sprintf("%d %s setup (%s, writer %s)", s.Pipes, channelNoun(s.Source), s.Backend.Name, how)
+	line := fmt.Sprintf("%d %s setup (%s, writer %s)", s.Pipes, channelNoun(s.Source), s.Backend.Name, how)
+	return strings.Join(text.Fit(line, text.Width), "\n")
 }
+
+// shortReason words the harness's reason for auto's writer
+// (pipebench.Setup.Reason, "thread mode needs 20010 descriptors, limit
+// 20000") in fewer columns: "thread needs 20010 fds, limit 20000".
+var shortReason = strings.NewReplacer(" mode needs ", " needs ", " descriptors, limit ", " fds, limit ")
 
 func channelNoun(s pipebench.Source) string {
 	switch s {

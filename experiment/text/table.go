@@ -189,11 +189,12 @@ func WrapIndent(s string, width int, first, rest string) []string {
 }
 
 // commaWords are words with each longer than width cut after a comma,
-// each piece as long as fits.
+// each piece as long as fits; not a path.
 func commaWords(words []string, width int) []string {
 	var out []string
 	for _, w := range words {
-		for len([]rune(w)) > width && strings.Contains(w, ",") {
+		// A path (a file name may hold a comma) is left whole.
+		for len([]rune(w)) > width && strings.Contains(w, ",") && !strings.Contains(w, "/") {
 			cut := strings.LastIndex(string([]rune(w)[:width]), ",")
 			if cut < 0 {
 				break

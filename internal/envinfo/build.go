@@ -1,6 +1,9 @@
 package envinfo
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+	"strings"
+)
 
 // Unknown stands where the build does not say.
 const Unknown = "unknown"
@@ -44,17 +47,20 @@ func ReadBuild() Build {
 	return b
 }
 
-// String is the build in one word or three: "abc123def456", with
-// "+dirty" when the tree had changes, after the version when one is set.
+// String is the build in one word or two: "abc123def456", with
+// "+dirty" when the tree had changes, after the version when one is set
+// that is not the commit's own pseudo-version (v0.0.0-DATE-abc123def456,
+// which go build stamps since Go 1.24).
 func (b Build) String() string {
 	rev := b.Revision
 	if len(rev) > 12 {
 		rev = rev[:12]
 	}
+	pseudo := rev != Unknown && strings.Contains(b.Version, "-"+rev)
 	if b.Dirty {
 		rev += "+dirty"
 	}
-	if b.Version != Unknown {
+	if b.Version != Unknown && !pseudo {
 		return b.Version + " " + rev
 	}
 	return rev

@@ -91,6 +91,8 @@ func TestBuildString(t *testing.T) {
 		{Build{Version: Unknown, Revision: Unknown}, "unknown"},
 		{Build{Version: Unknown, Revision: "0123456789abcdef", Dirty: true}, "0123456789ab+dirty"},
 		{Build{Version: "v1.2.0", Revision: "0123456789abcdef"}, "v1.2.0 0123456789ab"},
+		{Build{Version: "v0.0.0-20261206035617-0123456789ab", Revision: "0123456789abcdef"}, "0123456789ab"},
+		{Build{Version: "v0.0.0-20261206035617-0123456789ab+dirty", Revision: "0123456789abcdef", Dirty: true}, "0123456789ab+dirty"},
 	} {
 		if got := c.b.String(); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.b, got, c.want)

@@ -158,9 +158,9 @@ func lateWarnings(res *pipebench.Result) []Warning {
 // run that halts at all shares its process with the Go runtime's sysmon
 // thread, which wakes about every 10 ms; where idle CPUs halt, it moves the
 // reader and the writer onto one CPU more often, which spares the run
-// wake-ups of halted CPUs: a C program with such a thread ran as fast as
-// pipebench, 3-9% faster than without it, on the Intel Xeon VM
-// (docs/speed.md, "Wake-ups across CPUs") (Sysmon).
+// wake-ups of halted CPUs (the yardstick's -tick, tools/yardstick/README.md,
+// gives a C program such a thread) (Sysmon). The text advises pinning
+// (-cpu), docs/output.md#idle and #unpinned.
 const HaltsAbove = 0.5
 
 // haltsPerEvent is the idle-state entries of the CPUs the run may use

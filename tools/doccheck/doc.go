@@ -16,8 +16,8 @@
 //	```text
 //	$ pipebench compare docs/results/compare/a.json docs/results/compare/b.json
 //
-// "rendered from" re-renders a subcommand's JSON record (pipebench herd,
-// timeout, seeds or sweep) as that subcommand's text output, or holds a
+// "rendered from" re-renders a JSON record (a run's, or pipebench herd,
+// timeout, seeds or sweep's) as that command's text output, or holds a
 // .txt record (a table as tools/yardstick/compare.sh printed it) as it is;
 // "rendered by" runs the command, in the page's directory with paths
 // relative to the page: pipebench compare or top (built from the product's
@@ -28,9 +28,10 @@
 // differs; go test ./doccheck -update (in tools/) rewrites the blocks.
 //
 // Its tests also hold README's table of flags against pipebench -h, the
-// test commands README gives against .ci/run's, and every page to the
-// budget of budget_test.go: no dated heading, no dated sitting, no more
-// lines than the page's budget.
+// test commands README gives against .ci/run's, docs/output.md to the
+// sections the run's warnings point to, and every page to the budget of
+// budget_test.go: no dated heading, no dated sitting, no more lines than
+// the page's budget.
 //
 // It lives in the tools module (tools/go.mod), apart from the product,
 // and may import any of the product's packages.

@@ -9,6 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode"
+
+	"github.com/pipebench/pipebench/experiment/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the pages' rendered blocks from their records")
@@ -225,6 +228,40 @@ func TestREADMEFlags(t *testing.T) {
 			t.Errorf("README's table has -%s, which pipebench -h does not list", f)
 		}
 	}
+}
+
+// TestWarningSections: every section a warning of the run's text points
+// to (report.WarningAnchors) is a heading of report.WarningPage, so that
+// a warning's "(docs/output.md#noisy)" leads somewhere.
+func TestWarningSections(t *testing.T) {
+	page, err := os.ReadFile(filepath.Join(root, report.WarningPage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^#+ (.+)$`).FindAllStringSubmatch(string(page), -1) {
+		anchors[anchor(m[1])] = true
+	}
+	for _, a := range report.WarningAnchors {
+		if !anchors[a] {
+			t.Errorf("%s has no section #%s, which a warning points to", report.WarningPage, a)
+		}
+	}
+}
+
+// anchor is the anchor GitHub gives a heading: lower case, spaces as
+// hyphens, punctuation but hyphens and underscores dropped.
+func anchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // TestCIRunsREADME: the test commands README gives are the ones .ci/run

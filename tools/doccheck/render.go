@@ -9,14 +9,15 @@ import (
 
 	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/experiment/record"
+	"github.com/pipebench/pipebench/experiment/report"
 	"github.com/pipebench/pipebench/experiment/seeds"
 	"github.com/pipebench/pipebench/experiment/sweep"
 	"github.com/pipebench/pipebench/experiment/timeout"
 )
 
 // Render re-renders the JSON record at path as the text output of the
-// subcommand that wrote it (its "tool"): the record read back as that
-// subcommand's Doc, written as it is.
+// command that wrote it (its "tool": a run, or a subcommand): the record
+// read back as that command's Doc, written as it is, by default (no -v).
 func Render(path string) (string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -35,6 +36,8 @@ func Render(path string) (string, error) {
 	}
 	var doc record.Doc
 	switch head.Tool {
+	case "pipebench":
+		doc = &report.Doc{}
 	case "pipebench herd":
 		doc = &herd.Doc{}
 	case "pipebench timeout":
@@ -44,7 +47,7 @@ func Render(path string) (string, error) {
 	case "pipebench sweep":
 		doc = &sweep.Doc{}
 	default:
-		return "", fmt.Errorf("record %s: tool %q: want pipebench herd, timeout, seeds or sweep", path, head.Tool)
+		return "", fmt.Errorf("record %s: tool %q: want pipebench (a run), herd, timeout, seeds or sweep", path, head.Tool)
 	}
 	if err := json.Unmarshal(data, doc); err != nil {
 		return "", fmt.Errorf("record %s: %w", path, err)
