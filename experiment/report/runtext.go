@@ -62,7 +62,7 @@ func eventLines(res *pipebench.Result, s summary.Summary, verbose bool) []string
 			add("", "over %s, %d warm-up left out", text.Plural(e.N, "interval"), s.Warmup)
 		}
 	case e.N == 1:
-		add("evts/sec", "%.0f  (one interval, %d warm-up left out: no spread)", e.Median, s.Warmup)
+		add("evts/sec", "median %.0f  (one interval, %d warm-up left out: no spread)", e.Median, s.Warmup)
 	case n == 0:
 		add("evts/sec", "no full interval")
 	default:
