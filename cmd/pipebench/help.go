@@ -76,6 +76,47 @@ examples:
       kernel A against kernel B, two records a side (docs/compare.md)
 `
 
+// reflow is a subcommand's help with its prose paragraphs wrapped at
+// helpWidth; the usage paragraph and indented lines (commands, lists) stay
+// as written.
+func reflow(help string) string {
+	paras := strings.Split(help, "\n\n")
+	for i, p := range paras {
+		if strings.HasPrefix(p, "usage:") {
+			paras[i] = usageLines(p)
+			continue
+		}
+		if strings.HasPrefix(p, " ") || strings.Contains(p, "\n ") || strings.TrimSpace(p) == "" {
+			continue
+		}
+		trail := ""
+		if strings.HasSuffix(p, "\n") {
+			trail = "\n"
+		}
+		paras[i] = strings.Join(wrap(p, 0), "\n") + trail
+	}
+	return strings.Join(paras, "\n\n")
+}
+
+// usageLines breaks each usage line wider than helpWidth before a "["
+// that fits, the rest under the command's name.
+func usageLines(p string) string {
+	lines := strings.Split(p, "\n")
+	var out []string
+	for _, l := range lines {
+		for len([]rune(l)) > helpWidth {
+			cut := strings.LastIndex(string([]rune(l)[:helpWidth]), " [")
+			if cut <= len("usage:") {
+				break
+			}
+			out = append(out, l[:cut])
+			l = "      " + l[cut:]
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}
+
 // printFlags writes fs's flags as -h shows them, in order of name: the
 // flag with its placeholder, then what it does, the values allowed and its
 // default, wrapped at helpWidth.

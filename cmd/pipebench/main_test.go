@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"regexp"
 	"strings"
@@ -204,10 +205,48 @@ func TestHelp(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, f := range []string{"-n", "-l", "-b", "-f", "-writer", "-d", "-i", "-seed", "-route"} {
+	for _, f := range []string{"-n", "-l", "-b", "-f", "-writer", "-d", "-i", "-seed", "-route", "-v"} {
 		if !regexp.MustCompile(`(?m)^  ` + f + `\b`).MatchString(stdout) {
 			t.Errorf("help does not describe %s", f)
 		}
+	}
+	// Each flag with the word it takes and the values it allows; then
+	// examples that run.
+	for _, want := range []string{`(?m)^  -n pipes\n\s+number of pipes; 1\.\.1000000 \(default 1000\)$`,
+		`(?m)^  -i duration\n\s+reporting interval; 10ms\.\.1h \(default 1s\)$`,
+		`(?m)^  -d duration\n\s+measured duration; 1ms\.\.24h; 0: runs until interrupted \(default 10s\)$`,
+		`(?m)^  -latency\n`, `(?m)^examples:\n  pipebench -n 10000 -l 10\n`} {
+		if !regexp.MustCompile(want).MatchString(stdout) {
+			t.Errorf("help does not match %s:\n%s", want, stdout)
+		}
+	}
+	examples := 0
+	for _, ex := range regexp.MustCompile(`(?m)^  (pipebench -[^&\n]*)$`).FindAllStringSubmatch(stdout, -1) {
+		// An example's flags are good input: every flag known, every
+		// value allowed (parsed only: -cpu 0,1 needs two CPUs to run).
+		args := strings.Fields(ex[1])[1:]
+		fs := flag.NewFlagSet("pipebench", flag.ContinueOnError)
+		var rf runFlags
+		rf.register(fs)
+		var of outputFlags
+		of.register(fs)
+		var pf profileFlags
+		pf.register(fs)
+		if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+			t.Errorf("example %q: %v %q", ex[1], err, fs.Args())
+		}
+		examples++
+	}
+	if examples < 3 {
+		t.Errorf("%d examples of the plain run in the help, want 3 or more", examples)
+	}
+	for _, sub := range []string{"", "sweep", "herd", "timeout", "seeds", "compare", "top"} {
+		args := []string{"-h"}
+		if sub != "" {
+			args = []string{sub, "-h"}
+		}
+		_, out, _ := invoke(t, args...)
+		checkWidth(t, out, 80)
 	}
 }
 

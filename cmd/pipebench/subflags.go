@@ -30,7 +30,7 @@ func parseFlags(fs *flag.FlagSet, args []string, help string, stdout, stderr io.
 	fs.SetOutput(io.Discard)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, help)
+			fmt.Fprint(stdout, reflow(help))
 			printFlags(stdout, fs)
 			return exitOK
 		}

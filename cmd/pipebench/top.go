@@ -38,9 +38,8 @@ func topCommand(args []string, stdout, stderr io.Writer, _ <-chan struct{}) int 
 	}}, "role", "count only the samples of this role: "+strings.Join(roles, ", "))
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "usage: pipebench top [-rows N] [-role ROLE] FILE\n\nPrints the symbols in which a profile's samples were taken (flat, self time), as oprofile did.\n\n")
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			fmt.Fprint(stdout, reflow("usage: pipebench top [-rows N] [-role ROLE] FILE\n\nPrints the symbols in which a profile's samples were taken (flat, self time), as oprofile did.\n\n"))
+			printFlags(stdout, fs)
 			return exitOK
 		}
 		return usageError(stderr, fmt.Errorf("top: %w", err))

@@ -83,10 +83,12 @@ func (d *Doc) WriteText(w io.Writer) error {
 		ew.Printf("%s%s:\n", blank, title)
 		blank = ""
 		for _, m := range ms {
+			line := fmt.Sprintf("%s: %s", m.Key, m.Reason)
 			if m.Round > 0 {
-				ew.Printf("  %s, round %d: %s\n", m.Key, m.Round, m.Reason)
-			} else {
-				ew.Printf("  %s: %s\n", m.Key, m.Reason)
+				line = fmt.Sprintf("%s, round %d: %s", m.Key, m.Round, m.Reason)
+			}
+			for _, l := range text.WrapIndent(line, textWidth, "  ", "      ") {
+				ew.Printf("%s\n", l)
 			}
 		}
 	}
