@@ -31,6 +31,9 @@ func (c *Comparison) differences(records []*Loaded) {
 		{"cpufreq", env(func(e *envinfo.Environment) string {
 			return strings.TrimSpace(e.CPUFreqDriver + " " + e.CPUFreqGovernor)
 		}), false},
+		{"cpuidle", env(func(e *envinfo.Environment) string {
+			return strings.TrimSpace(e.CPUIdleDriver + " " + e.CPUIdleGovernor)
+		}), false},
 		{"clock source", env(func(e *envinfo.Environment) string { return e.ClockSource }), false},
 		{"mitigations", env(func(e *envinfo.Environment) string { return e.MitigationSummary() }), false},
 		{"go", env(func(e *envinfo.Environment) string { return e.GoVersion }), false},

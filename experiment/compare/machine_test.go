@@ -45,3 +45,27 @@ func TestCompareCPUSignature(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareCPUIdle: two boots whose cpuidle driver or governor differ (a
+// kernel A/B's idle=poll, or another governor) differ in their cpuidle,
+// which compare says before the tables.
+func TestCompareCPUIdle(t *testing.T) {
+	n := func(x uint64) *uint64 { return &x }
+	a := haltsRecord(t, []*uint64{n(1), n(2), n(3)})
+	b := haltsRecord(t, []*uint64{n(1), n(2), n(3)})
+	a.Environment.CPUIdleDriver, a.Environment.CPUIdleGovernor = "intel_idle", "menu"
+	b.Environment.CPUIdleDriver, b.Environment.CPUIdleGovernor = "intel_idle", "teo"
+	c, err := compare.New(record.Head{}, [][]*compare.Loaded{{a}, {b}}, compare.Options{Floor: cmpstat.DefaultFloor})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range c.Differences {
+		if d.What == "cpuidle" {
+			if got := strings.Join(d.Values, " | "); got != "intel_idle menu | intel_idle teo" {
+				t.Errorf("cpuidle values %q", got)
+			}
+			return
+		}
+	}
+	t.Errorf("differences %+v: no cpuidle", c.Differences)
+}
