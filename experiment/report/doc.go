@@ -3,8 +3,9 @@
 // with its summary, and the summary across them), and the formats it is
 // written in through one Writer interface, so that every format carries
 // the same figures: text (the familiar per-interval lines of
-// epoll_pipe_bench and a summary block, with the summary's warnings worded
-// and the flags that answer them named), JSON (the Doc itself: the run's
+// epoll_pipe_bench and a summary block of at most 80 columns, every other
+// figure with -v, the summary's warnings worded one a line with the remedy
+// and their section of docs/output.md), JSON (the Doc itself: the run's
 // record), CSV (a row per interval) and the Go benchmark format (a line
 // per run, for benchstat). It also hooks the profiles of a run's window
 // (internal/profile) into the run's configuration.
