@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"regexp"
 	"strings"
@@ -223,17 +222,10 @@ func TestHelp(t *testing.T) {
 	examples := 0
 	for _, ex := range regexp.MustCompile(`(?m)^  (pipebench -[^&\n]*)$`).FindAllStringSubmatch(stdout, -1) {
 		// An example's flags are good input: every flag known, every
-		// value allowed (parsed only: -cpu 0,1 needs two CPUs to run).
-		args := strings.Fields(ex[1])[1:]
-		fs := flag.NewFlagSet("pipebench", flag.ContinueOnError)
-		var rf runFlags
-		rf.register(fs)
-		var of outputFlags
-		of.register(fs)
-		var pf profileFlags
-		pf.register(fs)
-		if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
-			t.Errorf("example %q: %v %q", ex[1], err, fs.Args())
+		// value allowed (parsed only, not run: -cpu 0,1 needs two CPUs).
+		// -h after them: the command parses them, then prints its help.
+		if code, _, stderr := invoke(t, append(strings.Fields(ex[1])[1:], "-h")...); code != exitOK {
+			t.Errorf("example %q: exit %d: %s", ex[1], code, stderr)
 		}
 		examples++
 	}
