@@ -61,6 +61,10 @@ type Loaded struct {
 	// CPUs did beyond the runs' own processes); 0 in a record made before
 	// pipebench measured it.
 	Others, Steal float64
+	// Sweep is a sweep record's grid and points (each point's key, round
+	// and evts/sec), whose crossings compare recomputes (crossings.go);
+	// nil for the other commands.
+	Sweep *sweep.Result
 }
 
 // others notes a run's share of a CPU used by others and stolen.
@@ -134,6 +138,7 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 		}
 	case "sweep":
 		l.Configs = pointsSampled(head.Points, head.Grid)
+		l.Sweep = sweepOf(head.Grid, head.Points)
 		for _, p := range head.Points {
 			l.others(p.Others, p.Steal)
 		}
@@ -204,6 +209,7 @@ type pointJSON struct {
 	InFlight     int      `json:"in_flight"`
 	Writers      int      `json:"writers"`
 	Readers      int      `json:"readers"`
+	Round        int      `json:"round"`
 	EventsPerSec float64  `json:"evts_per_sec"`
 	Others       *float64 `json:"others_cpu"`
 	Steal        *float64 `json:"steal_cpu"`
