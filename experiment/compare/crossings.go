@@ -85,10 +85,10 @@ type PipesLeftOut struct {
 	Pipes  []int  `json:"pipes"`
 }
 
-// sweepOf is a sweep record's grid and points, as much of them as its
-// crossings need.
-func sweepOf(grid sweep.Grid, points []pointJSON) *sweep.Result {
-	r := &sweep.Result{Grid: grid}
+// sweepOf is a sweep record's grid, what -refine added and its points,
+// as much of them as its crossings and its order need.
+func sweepOf(grid sweep.Grid, refine *sweep.Refine, points []pointJSON) *sweep.Result {
+	r := &sweep.Result{Grid: grid, Refine: refine}
 	for _, p := range points {
 		k := sweep.Key{Backend: p.Backend, Pipes: p.Pipes, InFlight: p.InFlight, Writers: p.Writers, Readers: p.Readers}
 		r.Points = append(r.Points, sweep.Point{Key: k, Round: p.Round, EventsPerSec: p.EventsPerSec})

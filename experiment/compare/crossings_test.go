@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/pipebench/pipebench/experiment/compare"
@@ -34,12 +35,16 @@ func (c curves) evts(backend string, pipes, round int) float64 {
 var grid = []int{2, 4, 8, 16, 32, 64}
 
 // sweepRecord is a record of a sweep of backends on pipes, -l 1, rounds
-// rounds, each point's evts/sec from evts.
-func sweepRecord(t *testing.T, backends []string, pipes []int, rounds int, evts func(string, int, int) float64) *compare.Loaded {
+// rounds, each point's evts/sec from evts; with the points added, as
+// -refine adds them.
+func sweepRecord(t *testing.T, backends []string, pipes []int, rounds int, evts func(string, int, int) float64, added ...sweep.Key) *compare.Loaded {
 	t.Helper()
 	r := sweep.Result{Grid: sweep.Grid{Backends: backends, Pipes: pipes, InFlight: []int{1}}, Rounds: rounds}
+	if len(added) > 0 {
+		r.Refine = &sweep.Refine{Factor: 2, Budget: len(added), Added: added}
+	}
 	for round := 1; round <= rounds; round++ {
-		for _, k := range r.Grid.Keys() {
+		for _, k := range r.Keys() {
 			p := sweep.Point{Key: k, Round: round, EventsPerSec: evts(k.Backend, k.Pipes, round)}
 			if rounds == 1 {
 				p.Round = 0
@@ -246,5 +251,20 @@ func TestCrossingsOnlyOfSweepSides(t *testing.T) {
 	r := haltsRecord(t, []*uint64{n(1), n(2), n(3)})
 	if c := compareSides(t, []*compare.Loaded{r}, []*compare.Loaded{r}); len(c.Crossings) != 0 {
 		t.Errorf("run records: crossings %+v", c.Crossings)
+	}
+}
+
+// A point -refine added stands among the grid's, by its pipe count, in
+// the tables as in the sweep's own.
+func TestRefinedPointsInOrder(t *testing.T) {
+	added := []sweep.Key{{Backend: "epoll", Pipes: 4, InFlight: 1}, {Backend: "poll", Pipes: 4, InFlight: 1}}
+	l := sweepRecord(t, []string{"epoll", "poll"}, []int{2, 8}, 2, curves{5.66, 0.01}.evts, added...)
+	var got []string
+	for _, s := range l.Configs {
+		got = append(got, s.Label)
+	}
+	want := "-b epoll -n 2 -l 1, -b poll -n 2 -l 1, -b epoll -n 4 -l 1, -b poll -n 4 -l 1, -b epoll -n 8 -l 1, -b poll -n 8 -l 1"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("configurations %q, want %s", got, want)
 	}
 }

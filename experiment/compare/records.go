@@ -104,6 +104,7 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 		Sides       []herdJSON    `json:"sides"`
 		Repetitions []timeoutJSON `json:"repetitions"`
 		Grid        sweep.Grid    `json:"grid"`
+		Refine      *sweep.Refine `json:"refine"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
 		var syn *json.SyntaxError
@@ -137,8 +138,8 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 			}
 		}
 	case "sweep":
-		l.Configs = pointsSampled(head.Points, head.Grid)
-		l.Sweep = sweepOf(head.Grid, head.Points)
+		l.Sweep = sweepOf(head.Grid, head.Refine, head.Points)
+		l.Configs = pointsSampled(head.Points, l.Sweep.Keys())
 		for _, p := range head.Points {
 			l.others(p.Others, p.Steal)
 		}
@@ -286,14 +287,15 @@ func runLabel(flags map[string]string) string {
 }
 
 // pointsSampled are a sweep's configurations, one per key, in the order
-// of the grid: pipes, tokens in flight, writers, readers, then backends
+// of keys (sweep.Result.Keys: the grid's, with the points -refine added
+// among them): pipes, tokens in flight, writers, readers, then backends
 // as listed.
-func pointsSampled(points []pointJSON, grid sweep.Grid) []*Sampled {
+func pointsSampled(points []pointJSON, keys []sweep.Key) []*Sampled {
 	byKey := map[string]*Sampled{}
 	var out []*Sampled
 	order := map[*Sampled]int{}
 	at := map[sweep.Key]int{}
-	for i, k := range grid.Keys() {
+	for i, k := range keys {
 		at[k] = i
 	}
 	for i := range points {
