@@ -268,3 +268,49 @@ func TestRefinedPointsInOrder(t *testing.T) {
 		t.Errorf("configurations %q, want %s", got, want)
 	}
 }
+
+// The text has a line per crossing after the tables (a list item in
+// markdown), and no block when no pair crosses on either side; the JSON
+// holds the pairs all the same.
+func TestCrossingsText(t *testing.T) {
+	a := sweepRecord(t, []string{"epoll", "poll"}, grid, 5, curves{5.66, 0.01}.evts)
+	b := sweepRecord(t, []string{"epoll", "poll"}, grid, 5, curves{22.6, 0.01}.evts)
+	write := func(format string, c *compare.Comparison) string {
+		var out bytes.Buffer
+		if err := compare.Write(&out, format, c); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	c := compareSides(t, []*compare.Loaded{a}, []*compare.Loaded{b})
+	for format, want := range map[string]string{
+		"text":     "\n  epoll over poll: 5.7 (5.4-5.9) -> 23 (22-24) pipes: moved\n",
+		"markdown": "\n- epoll over poll: 5.7 (5.4-5.9) -> 23 (22-24) pipes: moved\n",
+	} {
+		if got := write(format, c); !strings.Contains(got, want) || !strings.Contains(got, "\ncrossings, B against A, ") {
+			t.Errorf("%s: no crossings block with %q:\n%s", format, want, got)
+		}
+	}
+	// select, at a tenth of poll, crosses neither.
+	tenth := func(x0 float64) func(string, int, int) float64 {
+		return func(backend string, pipes, round int) float64 {
+			if backend == "select" {
+				return 1e5
+			}
+			return curves{x0, 0.01}.evts(backend, pipes, round)
+		}
+	}
+	three := []string{"epoll", "poll", "select"}
+	c = compareSides(t, []*compare.Loaded{sweepRecord(t, three, grid, 5, tenth(5.66))}, []*compare.Loaded{sweepRecord(t, three, grid, 5, tenth(22.6))})
+	if got, want := write("text", c), "\n  no crossing on either side from 2 to 64 pipes: epoll and select; poll and select\n"; !strings.Contains(got, want) {
+		t.Errorf("no line %q:\n%s", want, got)
+	}
+	ahead := sweepRecord(t, []string{"epoll", "poll"}, grid, 5, curves{1, 0.01}.evts)
+	c = compareSides(t, []*compare.Loaded{ahead}, []*compare.Loaded{ahead})
+	if got := write("text", c); strings.Contains(got, "crossings") {
+		t.Errorf("no pair crosses, yet:\n%s", got)
+	}
+	if len(c.Crossings) != 1 || len(c.Crossings[0].Pairs) != 1 || len(c.Crossings[0].Pairs[0].Crossings) != 0 {
+		t.Errorf("crossings %+v: want the pair, without a crossing", c.Crossings)
+	}
+}

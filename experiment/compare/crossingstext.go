@@ -21,11 +21,11 @@ func (t *tables) crossings() {
 			continue
 		}
 		t.ew.Printf("\n")
-		how := "95% intervals from the rounds, each pairing the two curves"
+		how := "95% intervals from paired rounds"
 		if cs.OverSittings {
 			how = "95% intervals over the sittings, each record's geometric means one repetition"
 		}
-		t.h("crossings, %s against %s (on log pipes, at the pipe counts every record measured both curves at; %s):",
+		t.h("crossings, %s against %s, at the pipe counts where every record measured both curves (on log pipes; %s):",
 			cs.Side, cs.Base, how)
 		var none []string
 		lo, hi := 0, 0
