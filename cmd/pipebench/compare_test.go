@@ -372,6 +372,8 @@ func TestCompareSittingsGolden(t *testing.T) {
 		{"sittings-aa.text", "compare sit-a1.json sit-a2.json vs sit-a3.json sit-a4.json"},
 		{"sittings.markdown", "compare -format markdown sit-a1.json sit-a2.json vs sit-b1.json sit-b2.json"},
 		{"sittings-one-side.text", "compare sit-a1.json vs sit-b1.json sit-b2.json"},
+		// Sweeps whose curves cross at known pipe counts (TestCrossRecords).
+		{"cross.text", "compare cross-a.json cross-b.json"},
 	} {
 		var stdout string
 		t.Run(c.name, func(t *testing.T) {

@@ -56,11 +56,18 @@ func sweepRecord(t *testing.T, backends []string, pipes []int, rounds int, evts 
 		record.Head
 		sweep.Result
 	}{record.Head{Format: record.Format, FormatVersion: record.Version, Command: "sweep"}, r}
+	return readBack(t, "sweep.json", rec)
+}
+
+// readBack is the record rec written as JSON and read back as if from
+// path.
+func readBack(t *testing.T, path string, rec any) *compare.Loaded {
+	t.Helper()
 	var b bytes.Buffer
 	if err := record.WriteJSON(&b, rec); err != nil {
 		t.Fatal(err)
 	}
-	l, err := compare.ParseRecord("sweep.json", b.Bytes())
+	l, err := compare.ParseRecord(path, b.Bytes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -306,6 +313,16 @@ func TestCrossingsText(t *testing.T) {
 		t.Errorf("no line %q:\n%s", want, got)
 	}
 	ahead := sweepRecord(t, []string{"epoll", "poll"}, grid, 5, curves{1, 0.01}.evts)
+	got := write("text", compareSides(t, []*compare.Loaded{a}, []*compare.Loaded{b}, []*compare.Loaded{ahead}))
+	for _, want := range []string{"\ncrossings, B against A, ", "\ncrossings, C against A, ",
+		"\n  epoll over poll: 5.7 (5.4-5.9) pipes -> none: vanished in C\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("three sides: no %q:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "\nmoved: "); n != 1 {
+		t.Errorf("three sides: the verdicts told %d times, want once:\n%s", n, got)
+	}
 	c = compareSides(t, []*compare.Loaded{ahead}, []*compare.Loaded{ahead})
 	if got := write("text", c); strings.Contains(got, "crossings") {
 		t.Errorf("no pair crosses, yet:\n%s", got)

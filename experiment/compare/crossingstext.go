@@ -15,12 +15,14 @@ import (
 // side, the pipe counts left out, and how to read the verdicts. Nothing
 // for a later side when no pair crosses on either side.
 func (t *tables) crossings() {
+	written := false
 	for i := range t.c.Crossings {
 		cs := &t.c.Crossings[i]
 		if !slices.ContainsFunc(cs.Pairs, func(p CrossPair) bool { return len(p.Crossings) > 0 }) {
 			continue
 		}
 		t.ew.Printf("\n")
+		written = true
 		how := "95% intervals from paired rounds"
 		if cs.OverSittings {
 			how = "95% intervals over the sittings, each record's geometric means one repetition"
@@ -49,6 +51,8 @@ func (t *tables) crossings() {
 			}
 			t.item(fmt.Sprintf("left out, not measured by every record: %s's %s pipes", l.Record, strings.Join(ns, ", ")))
 		}
+	}
+	if written {
 		t.h("moved: resolved on both sides, the intervals apart; no move called: they overlap; appeared or " +
 			"vanished: resolved on one side only, the other's order of the curves at an end of its bracket against it; " +
 			"cannot tell: not resolved, or that order not known")
@@ -74,7 +78,8 @@ func minPos(a, b int) int {
 }
 
 // line is one crossing: "epoll over poll: 5.2 (4.4-6.1) -> 8.9
-// (7.7-10.2) pipes: moved".
+// (7.7-10.2) pipes: moved", "... 5.2 (4.4-6.1) pipes -> none: vanished in
+// B".
 func (cs *Crossings) line(x CrossChange) string {
 	over, under, ctx := cs.names(x.Over, x.Under)
 	v := string(x.Verdict)
@@ -84,7 +89,11 @@ func (cs *Crossings) line(x CrossChange) string {
 	case CrossUnknown:
 		v += " (" + x.Why + ")"
 	}
-	return fmt.Sprintf("%s over %s%s: %s -> %s pipes: %s", over, under, ctx, whereText(x.Base), whereText(x.Side), v)
+	from, to := whereText(x.Base), whereText(x.Side)+" pipes"
+	if x.Side == nil {
+		from, to = from+" pipes", "none"
+	}
+	return fmt.Sprintf("%s over %s%s: %s -> %s: %s", over, under, ctx, from, to, v)
 }
 
 // whereText is where a crossing lies: about 5.2 pipes, with its interval
