@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/pipebench/pipebench/experiment/compare"
+	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/report"
-	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/pipebench"
 	cmpstat "github.com/pipebench/pipebench/stats/compare"
 )

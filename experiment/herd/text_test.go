@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/experiment/record"
-	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/internal/golden"
 	"github.com/pipebench/pipebench/pipebench"
 )

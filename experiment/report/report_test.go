@@ -8,8 +8,8 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/pipebench/pipebench/experiment/report"
 	"github.com/pipebench/pipebench/experiment/fixture"
+	"github.com/pipebench/pipebench/experiment/report"
 	"github.com/pipebench/pipebench/internal/golden"
 	"github.com/pipebench/pipebench/pipebench"
 )

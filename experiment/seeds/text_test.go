@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/seeds"
-	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/internal/golden"
 )
 

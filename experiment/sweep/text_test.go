@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/fixture"
+	"github.com/pipebench/pipebench/experiment/record"
 )
 
 // handMade is a sweep cut short: three rows measured (one point skipped at

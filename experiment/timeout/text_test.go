@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/timeout"
-	"github.com/pipebench/pipebench/experiment/fixture"
 	"github.com/pipebench/pipebench/internal/golden"
 )
 

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pipebench/pipebench/internal/osthread"
 	"github.com/pipebench/pipebench/experiment/fixture"
+	"github.com/pipebench/pipebench/internal/osthread"
 	"github.com/pipebench/pipebench/pipebench/summary"
 )
 
