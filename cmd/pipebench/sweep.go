@@ -52,8 +52,9 @@ const (
 	sweepWriter   = "self"
 )
 
-// runPoint measures one point; tests replace it to make a run fail.
-var runPoint = pipebench.Run
+// runPoint measures one prepared point; tests replace it to make a run
+// fail.
+var runPoint = (*pipebench.Prepared).Run
 
 // sweepFlags are pipebench sweep's own flags; the run flags come from
 // runFlags.
@@ -127,7 +128,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	sweep.WriteStart(stderr, len(p.jobs), sf.count, rf.duration)
 	progress := sweep.NewBar(stderr, "sweep", sweep.IsTerminal(stderr), len(p.jobs)*sf.count, rf.duration+200*time.Millisecond)
 	opt := sweep.Options{Warmup: rf.warmup, Stop: stop, OnProgress: progress.Show, Run: runPoint,
-		Reason: func(err error) string { return rf.err(err).Error() }, Rounds: sf.count, ShuffleSeed: rf.seed,
+		Rounds: sf.count, ShuffleSeed: rf.seed,
 		Refine: sf.refine, RefineBudget: refineBudget, Job: p.job}
 	res, runErr := sweep.Run(p.grid, p.jobs, opt)
 	progress.Close()
@@ -143,7 +144,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	}
 	sweep.WriteInterrupted(stderr, res, points)
 	if runErr != nil {
-		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", rf.err(runErr))
+		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", runErr)
 		return exitFailed
 	}
 	return code
@@ -162,8 +163,9 @@ type sweepPlan struct {
 	job func(sweep.Key) (sweep.Job, error)
 }
 
-// plan checks the sweep's flags and makes the configuration of every point
-// from rf, before any run: an error names the flag.
+// plan checks the sweep's flags and prepares the run of every point from
+// rf (sweep.NewJob: every rule of a run, once), before any run: an error
+// names the flag. A point over the descriptor limit is a job to skip.
 func (sf *sweepFlags) plan(fs *flag.FlagSet, rf *runFlags) (*sweepPlan, error) {
 	if rf.duration == 0 {
 		return nil, fmt.Errorf("-d 0 runs until interrupted: a sweep needs a duration per point, such as -d 3s")
@@ -210,7 +212,10 @@ func (sf *sweepFlags) plan(fs *flag.FlagSet, rf *runFlags) (*sweepPlan, error) {
 		rf.backend, rf.pipes, rf.inFlight = k.Backend, k.Pipes, k.InFlight
 		rf.writers, rf.readers = max(k.Writers, 1), max(k.Readers, 1)
 		cfg, err := rf.config(set)
-		return sweep.Job{Key: k, Config: cfg}, err
+		if err != nil {
+			return sweep.Job{}, err
+		}
+		return sweep.NewJob(k, cfg, rf.names())
 	}
 	for _, k := range p.grid.Keys() {
 		j, err := p.job(k)

@@ -191,18 +191,18 @@ func TestSweepTablePlot(t *testing.T) {
 }
 
 // withRunPoint replaces the run of each point for one test.
-func withRunPoint(t *testing.T, run func(pipebench.Config) (*pipebench.Result, error)) {
+func withRunPoint(t *testing.T, run func(*pipebench.Prepared, pipebench.Observers) (*pipebench.Result, error)) {
 	t.Helper()
 	old := runPoint
 	runPoint = run
 	t.Cleanup(func() { runPoint = old })
 }
 
-// runValid runs cfg, as the sweep's points do, and fails the test when a
+// runValid runs p, as the sweep's points do, and fails the test when a
 // result that Run returned without an error breaks an invariant
 // (Result.CheckValid).
-func runValid(t *testing.T, cfg pipebench.Config) (*pipebench.Result, error) {
-	res, err := pipebench.Run(cfg)
+func runValid(t *testing.T, p *pipebench.Prepared, obs pipebench.Observers) (*pipebench.Result, error) {
+	res, err := p.Run(obs)
 	if err == nil {
 		if verr := res.CheckValid(); verr != nil {
 			t.Error(verr)
@@ -213,12 +213,12 @@ func runValid(t *testing.T, cfg pipebench.Config) (*pipebench.Result, error) {
 
 func TestSweepFailedRun(t *testing.T) {
 	calls := 0
-	withRunPoint(t, func(cfg pipebench.Config) (*pipebench.Result, error) {
+	withRunPoint(t, func(p *pipebench.Prepared, obs pipebench.Observers) (*pipebench.Result, error) {
 		calls++
 		if calls == 2 {
 			return nil, errors.New("stalled: no event for 2s")
 		}
-		return runValid(t, cfg)
+		return runValid(t, p, obs)
 	})
 	code, stdout, stderr := invoke(t, strings.Fields("sweep -b poll,epoll -n 10,20 -d 200ms -i 50ms")...)
 	if code != exitFailed {
@@ -239,8 +239,8 @@ func TestSweepFailedRun(t *testing.T) {
 
 func TestSweepInterrupt(t *testing.T) {
 	stop := make(chan struct{})
-	withRunPoint(t, func(cfg pipebench.Config) (*pipebench.Result, error) {
-		res, err := runValid(t, cfg)
+	withRunPoint(t, func(p *pipebench.Prepared, obs pipebench.Observers) (*pipebench.Result, error) {
+		res, err := runValid(t, p, obs)
 		close(stop) // SIGINT during the first point, just after it ended
 		return res, err
 	})
@@ -289,7 +289,8 @@ func TestSweepWriters(t *testing.T) {
 // poll at 1e6/n evts/sec, epoll at 1e6/(5 sqrt(n)), so that they cross
 // at 25 pipes.
 func TestSweepRefine(t *testing.T) {
-	withRunPoint(t, func(cfg pipebench.Config) (*pipebench.Result, error) {
+	withRunPoint(t, func(p *pipebench.Prepared, _ pipebench.Observers) (*pipebench.Result, error) {
+		cfg := p.Config()
 		v := 1e6 / (5 * math.Sqrt(float64(cfg.Pipes)))
 		if cfg.Backend.Name == "poll" {
 			v = 1e6 / float64(cfg.Pipes)

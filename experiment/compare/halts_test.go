@@ -17,7 +17,7 @@ import (
 func haltsRecord(t *testing.T, halts []*uint64) *compare.Loaded {
 	t.Helper()
 	cfg := fixture.Config()
-	d := &report.Doc{Head: fixture.Head(), Config: report.NewConfig(&cfg, len(halts), 1)}
+	d := &report.Doc{Head: fixture.Head(), Config: report.NewConfig(&cfg, len(halts))}
 	for _, h := range halts {
 		res := fixture.Result()
 		res.Halts = pipebench.Halts{CPUs: []int{0, 1}, Entries: h}

@@ -72,7 +72,7 @@ func (x *runner) sum(name string) (summary.Summary, error) {
 		if errors.Is(o.err, errInterrupted) {
 			return summary.Summary{}, fmt.Errorf("%s: %w", name, o.err)
 		}
-		return summary.Summary{}, fmt.Errorf("%s: %s", name, x.opt.Reason(o.err))
+		return summary.Summary{}, fmt.Errorf("%s: %w", name, o.err)
 	}
 	return o.sum, nil
 }
@@ -275,7 +275,7 @@ func (x *runner) rows000() []Row {
 	if x.herdErr != nil || x.herd == nil || len(x.herd.Settings) != 2 {
 		why := "the herd did not run"
 		if x.herdErr != nil {
-			why = "herd: " + x.opt.Reason(x.herdErr)
+			why = "herd: " + x.herdErr.Error()
 		}
 		var rows []Row
 		for _, c := range cs {
@@ -449,7 +449,7 @@ func latencyClaim(theirs float64, n int) string {
 // overshoot is mechanism m's median overshoot at timeout d.
 func (x *runner) overshoot(m timeout.Mechanism, d time.Duration) (time.Duration, error) {
 	if x.timeoutErr != nil {
-		return 0, fmt.Errorf("timeout: %s", x.opt.Reason(x.timeoutErr))
+		return 0, fmt.Errorf("timeout: %w", x.timeoutErr)
 	}
 	if x.timeout == nil {
 		return 0, errors.New("the timeout measurement did not run")

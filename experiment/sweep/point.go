@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -89,10 +90,32 @@ func sorted(xs []int) []int {
 	return s
 }
 
-// Job is one point and the run configuration that measures it.
+// Job is one point and the run that measures it, prepared before the
+// sweep begins (NewJob).
 type Job struct {
-	Key    Key
+	Key Key
+	// Config is the run's configuration, as given.
 	Config pipebench.Config
+	// Prepared is the run, checked and planned; nil when the point cannot
+	// run here, and Skip then says why (the descriptor limit).
+	Prepared *pipebench.Prepared
+	Skip     string
+}
+
+// NewJob prepares the run of point k with cfg (pipebench.Prepare, its
+// refusals written by names). A point over a limit of this machine (a
+// *pipebench.LimitError) is a job to skip, with the reason; any other
+// refusal is the error.
+func NewJob(k Key, cfg pipebench.Config, names pipebench.Names) (Job, error) {
+	p, err := pipebench.Prepare(cfg, 0, names)
+	var limit *pipebench.LimitError
+	switch {
+	case errors.As(err, &limit):
+		return Job{Key: k, Config: cfg, Skip: err.Error()}, nil
+	case err != nil:
+		return Job{}, err
+	}
+	return Job{Key: k, Config: cfg, Prepared: p}, nil
 }
 
 // Point is what one run of a sweep measured.
