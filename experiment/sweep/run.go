@@ -50,6 +50,10 @@ type Result struct {
 	Crossings *Crossings `json:"crossings,omitempty"`
 	// Refine is what -refine added; nil without it.
 	Refine *Refine `json:"refine,omitempty"`
+	// Saturation are the unbounded runs (-l 0) that measured each curve's
+	// saturation, their tokens/sec, before its points, when the grid's
+	// rates are fractions of it (Grid.OfSaturation; load.go).
+	Saturation []Point `json:"saturation,omitempty"`
 }
 
 // ProgressKind says what a Progress reports.
@@ -120,8 +124,9 @@ type Options struct {
 // the result holds what was done and the error names the point. Closing
 // opt.Stop ends the sweep early with what was done; that is not an error.
 // With opt.Refine, points are then added inside the crossings' brackets
-// (refine.go). The result's Crossings are found from whatever was
-// measured.
+// (refine.go). With rates that are fractions of saturation, each curve's
+// saturation is measured first, once (load.go). The result's Crossings
+// are found from whatever was measured.
 func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
 	s := &sweeper{opt: opt, rounds: max(opt.Rounds, 1), total: len(jobs) * max(opt.Rounds, 1), t0: time.Now()}
 	if s.opt.Run == nil {
@@ -141,7 +146,13 @@ func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
 		res.Crossings = FindCrossings(res)
 		res.Elapsed = time.Since(s.t0)
 	}()
-	more, err := s.runRounds(jobs, rounds.Shuffled(len(jobs), s.rounds, opt.ShuffleSeed))
+	more, err := true, error(nil)
+	if grid.OfSaturation {
+		jobs, more, err = s.saturate(jobs)
+	}
+	if more {
+		more, err = s.runRounds(jobs, rounds.Shuffled(len(jobs), s.rounds, opt.ShuffleSeed))
+	}
 	if !more || refine == nil {
 		return res, err
 	}

@@ -13,8 +13,8 @@ import (
 func TestGridKeys(t *testing.T) {
 	g := Grid{Backends: []string{"poll", "epoll"}, Pipes: []int{100, 10}, InFlight: []int{4, 1}}
 	want := []Key{
-		{"poll", 10, 1, 0, 0}, {"epoll", 10, 1, 0, 0}, {"poll", 10, 4, 0, 0}, {"epoll", 10, 4, 0, 0},
-		{"poll", 100, 1, 0, 0}, {"epoll", 100, 1, 0, 0}, {"poll", 100, 4, 0, 0}, {"epoll", 100, 4, 0, 0},
+		{Backend: "poll", Pipes: 10, InFlight: 1}, {Backend: "epoll", Pipes: 10, InFlight: 1}, {Backend: "poll", Pipes: 10, InFlight: 4}, {Backend: "epoll", Pipes: 10, InFlight: 4},
+		{Backend: "poll", Pipes: 100, InFlight: 1}, {Backend: "epoll", Pipes: 100, InFlight: 1}, {Backend: "poll", Pipes: 100, InFlight: 4}, {Backend: "epoll", Pipes: 100, InFlight: 4},
 	}
 	if got := g.Keys(); !reflect.DeepEqual(got, want) {
 		t.Errorf("keys\n got %v\nwant %v", got, want)
@@ -30,7 +30,7 @@ func TestGridKeys(t *testing.T) {
 func TestGridKeysThreads(t *testing.T) {
 	g := Grid{Backends: []string{"epoll"}, Pipes: []int{1}, InFlight: []int{0}, Writers: []int{4, 2}, Readers: []int{1, 2}, PipesPer: "writer"}
 	want := []Key{
-		{"epoll", 2, 0, 2, 1}, {"epoll", 2, 0, 2, 2}, {"epoll", 4, 0, 4, 1}, {"epoll", 4, 0, 4, 2},
+		{Backend: "epoll", Pipes: 2, InFlight: 0, Writers: 2, Readers: 1}, {Backend: "epoll", Pipes: 2, InFlight: 0, Writers: 2, Readers: 2}, {Backend: "epoll", Pipes: 4, InFlight: 0, Writers: 4, Readers: 1}, {Backend: "epoll", Pipes: 4, InFlight: 0, Writers: 4, Readers: 2},
 	}
 	if got := g.Keys(); !reflect.DeepEqual(got, want) {
 		t.Errorf("keys\n got %v\nwant %v", got, want)
@@ -44,7 +44,7 @@ func TestGridKeysThreads(t *testing.T) {
 // (perf bench epoll wait's -f per thread).
 func TestGridKeysPerReader(t *testing.T) {
 	g := Grid{Backends: []string{"epoll"}, Pipes: []int{64}, InFlight: []int{0}, Readers: []int{2, 1}, PipesPer: "reader"}
-	want := []Key{{"epoll", 64, 0, 0, 1}, {"epoll", 128, 0, 0, 2}}
+	want := []Key{{Backend: "epoll", Pipes: 64, InFlight: 0, Readers: 1}, {Backend: "epoll", Pipes: 128, InFlight: 0, Readers: 2}}
 	if got := g.Keys(); !reflect.DeepEqual(got, want) {
 		t.Errorf("keys\n got %v\nwant %v", got, want)
 	}
@@ -167,7 +167,7 @@ func TestRunOutcomes(t *testing.T) {
 				return fakeResult(pipebench.WriterSelf, 1, 100, 200, 300), nil
 			},
 			wantPoints: 2,
-			wantNotRun: []Key{{"epoll", 100, 1, 0, 0}, {"poll", 1000, 1, 0, 0}, {"epoll", 1000, 1, 0, 0}},
+			wantNotRun: []Key{{Backend: "epoll", Pipes: 100, InFlight: 1}, {Backend: "poll", Pipes: 1000, InFlight: 1}, {Backend: "epoll", Pipes: 1000, InFlight: 1}},
 			wantErr:    true,
 		},
 		{
@@ -181,7 +181,7 @@ func TestRunOutcomes(t *testing.T) {
 				return res, nil
 			},
 			wantPoints:  3,
-			wantNotRun:  []Key{{"epoll", 100, 1, 0, 0}, {"poll", 1000, 1, 0, 0}, {"epoll", 1000, 1, 0, 0}},
+			wantNotRun:  []Key{{Backend: "epoll", Pipes: 100, InFlight: 1}, {Backend: "poll", Pipes: 1000, InFlight: 1}, {Backend: "epoll", Pipes: 1000, InFlight: 1}},
 			interrupted: true,
 		},
 	}
