@@ -56,7 +56,7 @@ func seedsCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 		plan = seeds.Quick
 	}
 	backends := map[string]*pipebench.Factory{}
-	for _, name := range []string{"poll", "epoll", "epoll-et"} {
+	for _, name := range []string{"poll", "epoll", "epoll-et", "uring"} {
 		b, err := findBackend(name)
 		if err != nil {
 			return usageError(stderr, fmt.Errorf("seeds: %w", err))

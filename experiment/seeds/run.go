@@ -19,10 +19,10 @@ import (
 
 // Options are how a reproduction runs.
 type Options struct {
-	// Backends are the factories by name: "poll", "epoll" and "epoll-et"
-	// are needed (the bypass is pipebench.Bypass). Seed 001's rows run
-	// epoll-et: the first epoll_pipe_bench registered its pipes
-	// edge-triggered.
+	// Backends are the factories by name: "poll", "epoll", "epoll-et" and
+	// "uring" are needed (the bypass is pipebench.Bypass). Seed 001's rows
+	// run epoll-et: the first epoll_pipe_bench registered its pipes
+	// edge-triggered; seed 002's run uring, whose wait has a minimum wait.
 	Backends map[string]*pipebench.Factory
 	// Stop, when closed, ends the running step and skips the rest; the
 	// rows then say which figures are missing.
@@ -62,7 +62,7 @@ type Result struct {
 // Steps is how many steps Run takes with plan p: what a progress display
 // counts.
 func Steps(p Plan) int {
-	return 8 + 2*len(p.SweepPipes) + 1 + 2 + 1 + 2 + 2*len(p.LatencyPipes)
+	return 8 + 2*len(p.SweepPipes) + 1 + steps002 + 1 + 2 + 2*len(p.LatencyPipes)
 }
 
 // Run runs every step of plan p, then judges every claim. A step that
@@ -70,7 +70,7 @@ func Steps(p Plan) int {
 // returned is the first failure, or nil. Bad options are an error before
 // any step.
 func Run(p Plan, opt Options) (*Result, error) {
-	for _, name := range []string{"poll", "epoll", "epoll-et"} {
+	for _, name := range []string{"poll", "epoll", "epoll-et", "uring"} {
 		if opt.Backends[name] == nil {
 			return nil, fmt.Errorf("seeds: no %s backend given", name)
 		}
@@ -117,6 +117,7 @@ type runner struct {
 	round, rounds int
 
 	runs       map[string]outcome // pipebench runs by step name
+	saturation map[string]float64 // seed 002's saturation (tokens/s) by backend
 	shares     map[string]share   // pipe_poll's share of the kernel samples, by step name
 	perf       error              // why perf cannot record here, or nil
 	sweep      *sweep.Result
@@ -149,7 +150,7 @@ type share struct {
 func (x *runner) begin(r int) {
 	x.round = r
 	x.done = (r - 1) * Steps(x.plan)
-	x.runs, x.shares = map[string]outcome{}, map[string]share{}
+	x.runs, x.shares, x.saturation = map[string]outcome{}, map[string]share{}, map[string]float64{}
 	x.sweep, x.sweepErr, x.herd, x.herdErr, x.timeout, x.timeoutErr = nil, nil, nil, nil, nil, nil
 }
 
@@ -339,8 +340,6 @@ const (
 	s001Bypass    = "001 bypass -n 10000 -f"
 	s001EpollProc = "001 epoll-et -n 10000 -l 1, writer process"
 	s000Herd      = "000 herd"
-	s002None      = "002 no sleep"
-	s002Sleep     = "002 sleep before each wait"
 	s003Timeout   = "003 timeout overshoot"
 	s003ChurnPoll = "003 churn poll"
 	s003ChurnEp   = "003 churn epoll"
@@ -433,17 +432,6 @@ func (x *runner) seed000() {
 		return err
 	})
 	x.herdErr = err
-}
-
-// seed002: the unbounded writer thread at DelayPipes pipes, with and
-// without a sleep before each readiness call.
-func (x *runner) seed002() {
-	epoll := x.opt.Backends["epoll"]
-	p := x.plan
-	x.measure(s002None, x.config(epoll, p.DelayPipes, 0, pipebench.WriterThread), false)
-	cfg := x.config(epoll, p.DelayPipes, 0, pipebench.WriterThread)
-	cfg.Delay = p.Delay
-	x.measure(s002Sleep, cfg, false)
 }
 
 // seed003: timeout overshoot through experiment/timeout; poll and epoll
