@@ -9,8 +9,8 @@ import (
 	"github.com/pipebench/pipebench/experiment/text"
 )
 
-// width is the most columns the load table's text takes.
-const width = 80
+// loadWidth is the most columns the load table's text takes.
+const loadWidth = 80
 
 // writeLoad writes an open-loop sweep (-rate): how it ran, the saturation
 // runs when its rates are fractions of them, a row per backend and rate,
@@ -24,7 +24,7 @@ func (d *Doc) writeLoad(w io.Writer, ew *text.Printer) error {
 	}
 	head := fmt.Sprintf("open loop: a paced writer offers each point its rate, tokens/s; %d warm-up interval(s) left out %s%s",
 		r.Settings.Warmup, settingsNote(r), on)
-	for _, l := range text.Wrap(head, width) {
+	for _, l := range text.Wrap(head, loadWidth) {
 		ew.Printf("%s\n", l)
 	}
 	if r.Grid.OfSaturation {
@@ -37,7 +37,7 @@ func (d *Doc) writeLoad(w io.Writer, ew *text.Printer) error {
 	if len(rows) > 0 {
 		ew.Printf("\n")
 		loadGrid(r, rows).Write(ew, false)
-		for _, l := range text.Wrap(loadNotes(rows), width) {
+		for _, l := range text.Wrap(loadNotes(rows), loadWidth) {
 			ew.Printf("%s\n", l)
 		}
 	}

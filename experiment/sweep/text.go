@@ -54,7 +54,8 @@ func (d *Doc) events() Table { return EventsTable(d.Result, d.Ratios, d.TableUni
 
 // WriteText writes the table of median evts/sec and where its curves
 // cross, the samples-per-call table when it varies, then the points that were skipped, not run or
-// failed, each with its reason.
+// failed, each with its reason; an open-loop sweep, its load table
+// instead (loadtext.go).
 func (d *Doc) WriteText(w io.Writer) error {
 	ew := &text.Printer{W: w}
 	if d.Result.Grid.Open() {
@@ -276,7 +277,8 @@ func jsonRows(t Table) []jsonRow {
 }
 
 // WriteCSV writes the table: pipes, in_flight, one column per backend
-// (median evts/sec; empty when skipped or not run), then the ratios.
+// (median evts/sec; empty when skipped or not run), then the ratios; an
+// open-loop sweep, a row per backend and rate (loadtext.go).
 func (d *Doc) WriteCSV(w io.Writer) error {
 	if d.Result.Grid.Open() {
 		return d.writeLoadCSV(w)
