@@ -258,6 +258,7 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 		{"sweep", []string{"-b", "epoll", "-n", "5", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-nest", "1", "-cpu", "0",
 			"-plot", filepath.Join(dir, "s.svg"), "-ref", "../../testdata/pipetest-2002.csv"}},
 		{"sweep", []string{"-b", "epoll", "-n", "6", "-l", "2", "-writer", "thread", "-readers", "2", "-share", "-d", "100ms", "-i", "50ms", "-warmup", "0"}},
+		{"sweep", []string{"-b", "epoll", "-n", "5", "-rate", "20%,50%", "-d", "100ms", "-i", "50ms", "-warmup", "0"}},
 		// io_uring's minimum wait: where io_uring or the feature is
 		// refused, the case is skipped, saying why.
 		{"", []string{"-b", "uring-epoll", "-n", "5", "-l", "2", "-writer", "self", "-minwait", "50µs", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-format", "json"}},

@@ -106,8 +106,8 @@ func profileMissing(r seeds.Row) bool {
 }
 
 // noRatio002 says whether r is a row of seed 002 whose runs left no
-// ratio, which a short run on a busy machine may: no CPU idle with the
-// sleep, or no involuntary context switch with the minimum wait.
+// ratio, which a short run on a busy machine may: no CPU idle, or no
+// involuntary context switch, in one of the two runs.
 func noRatio002(r seeds.Row) bool {
 	return r.Seed == "002" && r.Verdict == seeds.NotComparable && strings.HasSuffix(r.Why, ": no ratio")
 }

@@ -159,8 +159,8 @@ func judge002(p Plan, sat map[string]float64, uSleep, uMin, eNone, eSleep loadRu
 	if err := errors.Join(uSleep.err, uMin.err); err != nil {
 		return append(rows, cs[2].missing(err.Error()), cs[3].missing(err.Error()))
 	}
-	if uMin.involPerSec <= 0 {
-		rows = append(rows, cs[2].missing(fmt.Sprintf("no involuntary context switch in the minimum wait's run (%.0f/s with the sleep): no ratio", uSleep.involPerSec)))
+	if uSleep.involPerSec <= 0 || uMin.involPerSec <= 0 {
+		rows = append(rows, cs[2].missing(fmt.Sprintf("%.0f and %.0f involuntary context switches a second with the sleep and the minimum wait: no ratio", uSleep.involPerSec, uMin.involPerSec)))
 	} else {
 		inv := uSleep.involPerSec / uMin.involPerSec
 		rows = append(rows, cs[2].judged(inv, fmt.Sprintf("%.0f ÷ %.0f involuntary cs/sec of the run's processes, -delay %s ÷ -minwait %s, %s%s",
@@ -169,8 +169,8 @@ func judge002(p Plan, sat map[string]float64, uSleep, uMin, eNone, eSleep loadRu
 	switch {
 	case uSleep.idle == nil || uMin.idle == nil:
 		return append(rows, cs[3].missing("the CPUs' idle time was not read (/proc/stat)"))
-	case *uSleep.idle <= 0:
-		return append(rows, cs[3].missing(fmt.Sprintf("no CPU was idle in the sleep's run (%.1f%% with the minimum wait): no ratio", 100**uMin.idle)))
+	case *uSleep.idle <= 0 || *uMin.idle <= 0:
+		return append(rows, cs[3].missing(fmt.Sprintf("%.1f%% and %.1f%% of the CPUs idle with the sleep and the minimum wait: no ratio", 100**uSleep.idle, 100**uMin.idle)))
 	}
 	idl := *uMin.idle / *uSleep.idle
 	return append(rows, cs[3].judged(idl, fmt.Sprintf("%.1f%% ÷ %.1f%% idle of the CPUs the run may use (/proc/stat, every program's use counted), -minwait %s ÷ -delay %s, %s%s",

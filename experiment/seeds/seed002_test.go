@@ -82,7 +82,7 @@ func TestJudge002(t *testing.T) {
 		t.Errorf("no involuntary switch with the minimum wait: %s: %s", r.Verdict, r.Why)
 	}
 	uMin.involPerSec, uSleep.idle = 303500, idle(0)
-	if r := judge002(Full, sat002, uSleep, uMin, eNone, eSleep)[3]; r.Verdict != NotComparable || !strings.Contains(r.Why, "no CPU was idle in the sleep's run (37.0% with the minimum wait)") {
+	if r := judge002(Full, sat002, uSleep, uMin, eNone, eSleep)[3]; r.Verdict != NotComparable || !strings.Contains(r.Why, "0.0% and 37.0% of the CPUs idle with the sleep and the minimum wait: no ratio") {
 		t.Errorf("no idle CPU with the sleep: %s: %s", r.Verdict, r.Why)
 	}
 }
