@@ -18,7 +18,7 @@
 // reads on to the next pipes itself; with a writer thread or process each
 // goroutine returns credits in one write per read (there is no readiness
 // call to batch them by). Settings about a readiness call or a reader
-// thread (-churn, -delay, -cpu) are refused by pipebench.Config.Validate.
+// thread (-churn, -delay, -cpu) are refused by pipebench.Prepare.
 //
 // Imports: as imports_test.go at the module's root allows (the table in
 // docs/contributing.md shows the rules).

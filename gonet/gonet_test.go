@@ -35,9 +35,11 @@ func TestGonet(t *testing.T) { pipebenchtest.TestLoop(t, gonet.Factory) }
 // read.
 func TestRunCounts(t *testing.T) {
 	res, err := pipebench.Run(pipebench.Config{
-		Pipes: 20, InFlight: 1, Backend: &gonet.Factory, Writer: pipebench.WriterThread, Route: pipebench.RouteNext,
-		Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond,
-	})
+		Workload:  pipebench.Workload{Pipes: 20, InFlight: 1, Route: pipebench.RouteNext},
+		Readiness: pipebench.Readiness{Backend: &gonet.Factory},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterThread},
+		Window:    pipebench.Window{Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond},
+	}, pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,9 +82,9 @@ func TestRefused(t *testing.T) {
 		{"CPUs", func(c *pipebench.Config) { c.CPUs = []int{0} }},
 	} {
 		t.Run(c.field, func(t *testing.T) {
-			cfg := pipebench.Config{Pipes: 10, InFlight: 1, Backend: &gonet.Factory, Duration: time.Second, Interval: time.Second}
+			cfg := pipebench.Config{Workload: pipebench.Workload{Pipes: 10, InFlight: 1}, Readiness: pipebench.Readiness{Backend: &gonet.Factory}, Window: pipebench.Window{Duration: time.Second, Interval: time.Second}}
 			c.edit(&cfg)
-			_, err := pipebench.Run(cfg)
+			_, err := pipebench.Run(cfg, pipebench.Observers{})
 			var ce *pipebench.ConfigError
 			if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), c.field+" with Backend gonet") {
 				t.Fatalf("got %v, want a config error naming %s", err, c.field)
@@ -99,8 +101,8 @@ func TestRefused(t *testing.T) {
 func TestPlanCountsDuplicates(t *testing.T) {
 	need := func(pipes int) int {
 		t.Helper()
-		cfg := pipebench.Config{Pipes: pipes, InFlight: 1, Backend: &gonet.Factory, Writer: pipebench.WriterSelf, Interval: time.Second}
-		err := pipebench.Check(cfg, 0)
+		cfg := pipebench.Config{Workload: pipebench.Workload{Pipes: pipes, InFlight: 1}, Readiness: pipebench.Readiness{Backend: &gonet.Factory}, Threads: pipebench.Threads{Writer: pipebench.WriterSelf}, Window: pipebench.Window{Interval: time.Second}}
+		_, err := pipebench.Prepare(cfg, 0, nil)
 		if err == nil {
 			t.Skipf("this machine's descriptor limit fits %d pipes", pipes)
 		}
@@ -184,8 +186,11 @@ func TestRegistration(t *testing.T) {
 func TestDriveAllocatesNothing(t *testing.T) {
 	var m0, m1 runtime.MemStats
 	res, err := pipebench.Run(pipebench.Config{
-		Pipes: 20, InFlight: 4, Backend: &gonet.Factory, Writer: pipebench.WriterSelf,
-		Duration: 500 * time.Millisecond, Interval: 250 * time.Millisecond,
+		Workload:  pipebench.Workload{Pipes: 20, InFlight: 4},
+		Readiness: pipebench.Readiness{Backend: &gonet.Factory},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterSelf},
+		Window:    pipebench.Window{Duration: 500 * time.Millisecond, Interval: 250 * time.Millisecond},
+	}, pipebench.Observers{
 		OnSetup: func(pipebench.Setup) { runtime.ReadMemStats(&m0) },
 		OnDone:  func() { runtime.ReadMemStats(&m1) },
 	})

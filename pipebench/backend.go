@@ -227,9 +227,10 @@ type Factory struct {
 	// every mode, auto trying thread, then process.
 	Writers []WriterMode
 	// Check, when set, refuses before any work the settings this backend
-	// cannot run with, as a *ConfigError naming their Config fields; the
-	// harness calls it from Config.Validate.
-	Check func(*Config) error
+	// cannot run with, as a *ConfigError written by the caller's Names
+	// (Names.Errorf); Prepare calls it, as one rule of the run's, on the
+	// Config with its defaults filled in.
+	Check func(*Config, Names) error
 	// Open creates an instance of a Mechanism; nil for a Loop.
 	Open func(Options) (Mechanism, error)
 	// OpenLoop creates an instance of a Loop; nil for a Mechanism.

@@ -51,18 +51,17 @@ var Bypass = Factory{
 }
 
 // checkBypass refuses the settings the bypass cannot run with.
-func checkBypass(c *Config) error {
-	e, s, t := NewConfigError, Setting, Text
-	backend := s("Backend", c.Backend.Name)
+func checkBypass(c *Config, n Names) error {
+	backend := Set("Backend", c.Backend.Name)
 	switch {
 	case c.Writer == WriterThread:
-		return e(backend, t(" with "), s("Writer", c.Writer), t(": with a separate writer the bypass waits for each token in a blocking read, which a stop-the-world of this process cannot end, and a writer thread would be stopped with it: use "),
-			Field("Writer"), t(" self or process"))
+		return n.Errorf("%s with %s: with a separate writer the bypass waits for each token in a blocking read, which a stop-the-world of this process cannot end, and a writer thread would be stopped with it: use %s self or process",
+			backend, Set("Writer", c.Writer), Field("Writer"))
 	case c.InFlight == 0:
-		return e(backend, t(" with "), s("InFlight", 0), t(": the unbounded writer skips full pipes, so the bypass could not know which pipe the next token is in: use "),
-			Field("InFlight"), t(" 1 or more"))
+		return n.Errorf("%s with %s: the unbounded writer skips full pipes, so the bypass could not know which pipe the next token is in: use %s 1 or more",
+			backend, Set("InFlight", 0), Field("InFlight"))
 	case c.Source == SourceEventfd:
-		return e(s("Source", c.Source), t(" with "), backend, t(": the bypass reads one token per read, an eventfd read takes the whole count"))
+		return n.Errorf("%s with %s: the bypass reads one token per read, an eventfd read takes the whole count", Set("Source", c.Source), backend)
 	}
 	return nil
 }

@@ -94,7 +94,7 @@ func TestBypassFollowAllocatesNothing(t *testing.T) {
 	wdone := make(chan error, 1)
 	go func() { wdone <- wr.Run() }()
 	stop := new(atomic.Bool)
-	d := &Surface{pipes: pipes, inFlight: inFlight, route: RouteRandom, seed: 9, credit: cw, format: tokens.Byte, noun: "pipe", ctr: &counters{}, stop: stop}
+	d := &Surface{pipes: pipes, inFlight: inFlight, route: RouteRandom, routeSeed: 9, credit: cw, format: tokens.Byte, noun: "pipe", ctr: &counters{}, stop: stop}
 	w := d.Workers(1)[0]
 	f := &followed{route: tokens.NewRouter(RouteRandom, 9, pipes)}
 	var target atomic.Uint64

@@ -19,10 +19,12 @@ func TestBypass(t *testing.T) { pipebenchtest.TestLoop(t, pipebench.Bypass) }
 // back at most one credit word per token read.
 func TestBypassProcessLatency(t *testing.T) {
 	cfg := pipebench.Config{
-		Pipes: 30, InFlight: 4, Backend: &pipebench.Bypass, Writer: pipebench.WriterProcess, Route: pipebench.RouteNext,
-		Seed: 3, Latency: true, Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond,
+		Workload:  pipebench.Workload{Pipes: 30, InFlight: 4, Route: pipebench.RouteNext, RouteSeed: 3, Latency: true},
+		Readiness: pipebench.Readiness{Backend: &pipebench.Bypass},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterProcess},
+		Window:    pipebench.Window{Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond},
 	}
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,12 +17,12 @@ const (
 )
 
 type writerSetup struct {
-	Pipes    int    `json:"pipes"`
-	InFlight int    `json:"in_flight"`
-	Route    Route  `json:"route"`
-	Seed     uint64 `json:"seed"`
-	Latency  bool   `json:"latency"`
-	Source   Source `json:"source"`
+	Pipes     int    `json:"pipes"`
+	InFlight  int    `json:"in_flight"`
+	Route     Route  `json:"route"`
+	RouteSeed uint64 `json:"seed"`
+	Latency   bool   `json:"latency"`
+	Source    Source `json:"source"`
 	// Rate makes the writer open-loop (Config.Rate); its schedule's T0
 	// comes in the start message, when the window opens.
 	Rate float64 `json:"rate,omitempty"`

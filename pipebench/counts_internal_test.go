@@ -58,7 +58,7 @@ func TestDrainWaitsForTCP(t *testing.T) {
 	}
 	defer unix.Close(rfd)
 	defer unix.Close(wfd)
-	r := &run{cfg: Config{Source: SourceTCP}, rfds: []int32{int32(rfd)}}
+	r := &run{cfg: Config{Workload: Workload{Source: SourceTCP}}, rfds: []int32{int32(rfd)}}
 	go func() {
 		time.Sleep(50 * time.Millisecond) // in flight when the drain starts
 		unix.Write(wfd, []byte("tt"))
@@ -73,7 +73,7 @@ func TestDrainWaitsForTCP(t *testing.T) {
 	}
 	defer unix.Close(p[0])
 	defer unix.Close(p[1])
-	r = &run{cfg: Config{Source: SourcePipe}, rfds: []int32{int32(p[0])}}
+	r = &run{cfg: Config{Workload: Workload{Source: SourcePipe}}, rfds: []int32{int32(p[0])}}
 	start := time.Now()
 	if got, _, err := r.drain(1); got != 0 || err != nil {
 		t.Errorf("drained %d tokens (%v) from an empty pipe", got, err)
@@ -131,7 +131,7 @@ func TestWriterStopsAtWindowEnd(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("the writer did not stop on the stop flag")
 			}
-			r := &run{cfg: Config{Source: SourcePipe}, rfds: rfds}
+			r := &run{cfg: Config{Workload: Workload{Source: SourcePipe}}, rfds: rfds}
 			inPipes, _, err := r.drain(0)
 			if err != nil {
 				t.Fatal(err)

@@ -73,7 +73,7 @@ func armedConfig(a *armed) pipebench.Config {
 // counts.
 func TestRunArmsOnReaderThread(t *testing.T) {
 	a := &armed{}
-	res, err := pipebench.Run(armedConfig(a))
+	res, err := pipebench.Run(armedConfig(a), pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestRunArmsOnReaderThread(t *testing.T) {
 func TestRunArmFails(t *testing.T) {
 	before := openFDs(t)
 	a := &armed{fail: errors.New("no ring for you")}
-	res, err := runWithin(t, armedConfig(a), 20*time.Second, "after Arm failed")
+	res, err := runWithin(t, armedConfig(a), pipebench.Observers{}, 20*time.Second, "after Arm failed")
 	if err == nil || !strings.Contains(err.Error(), "arm poll-armed on the reader thread: no ring for you") {
 		t.Fatalf("run after a failed Arm: %v, want the Arm's error", err)
 	}
@@ -116,15 +116,15 @@ func TestRunArmFails(t *testing.T) {
 	}
 }
 
-// signalReader makes the run of cfg send the reader thread a signal every
-// period from setup until the window ends, and returns a function that,
-// once the run has returned, says how many it sent. The signal is SIGURG,
+// signalReader is the Observers of a run that send the reader thread a
+// signal every period from setup until the window ends, and a function
+// that, once the run has returned, says how many it sent. The signal is SIGURG,
 // the Go runtime's own preemption signal: harmless to the process, and it
 // ends a wait or sleep of the reader's with EINTR.
-func signalReader(cfg *pipebench.Config, period time.Duration) (sent func() int) {
+func signalReader(period time.Duration) (obs pipebench.Observers, sent func() int) {
 	stop := make(chan struct{})
 	done := make(chan int, 1)
-	cfg.OnSetup = func(s pipebench.Setup) {
+	obs.OnSetup = func(s pipebench.Setup) {
 		go func() {
 			n := 0
 			defer func() { done <- n }()
@@ -140,8 +140,8 @@ func signalReader(cfg *pipebench.Config, period time.Duration) (sent func() int)
 			}
 		}()
 	}
-	cfg.OnDone = func() { close(stop) }
-	return func() int { return <-done }
+	obs.OnDone = func() { close(stop) }
+	return obs, func() int { return <-done }
 }
 
 // TestRunDelayThroughSignals: -delay sleeps its whole time before every
@@ -151,8 +151,8 @@ func signalReader(cfg *pipebench.Config, period time.Duration) (sent func() int)
 func TestRunDelayThroughSignals(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Writer, cfg.Delay = pipebench.WriterSelf, 40*time.Millisecond
-	signaled := signalReader(&cfg, time.Millisecond)
-	res, err := pipebench.Run(cfg)
+	obs, signaled := signalReader(time.Millisecond)
+	res, err := pipebench.Run(cfg, obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestRunDelayThroughSignals(t *testing.T) {
 func TestIntervalsHoldTheirCalls(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Writer, cfg.Delay = pipebench.WriterSelf, 5*time.Millisecond
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}

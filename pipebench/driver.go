@@ -51,16 +51,16 @@ type Surface struct {
 	// run's end (Config.WaitTimeout).
 	WaitTimeout time.Duration
 
-	pipes    int
-	inFlight int
-	self     bool
-	wfds     []int32 // self mode: where forwarded tokens go
-	credit   int32   // write end of the credit pipe, or -1 (self mode, unbounded writer)
-	route    Route
-	seed     uint64
-	format   tokens.Format // what a token is
-	noun     string        // names a channel in errors
-	ctr      *counters
+	pipes     int
+	inFlight  int
+	self      bool
+	wfds      []int32 // self mode: where forwarded tokens go
+	credit    int32   // write end of the credit pipe, or -1 (self mode, unbounded writer)
+	route     Route
+	routeSeed uint64
+	format    tokens.Format // what a token is
+	noun      string        // names a channel in errors
+	ctr       *counters
 	// stop is set when the run ends, with Done: a loop that reads on the
 	// reader thread (the bypass) loads it rather than look at a channel.
 	stop *atomic.Bool
@@ -103,12 +103,12 @@ func (s *Surface) TokenSize() int { return s.format.Size() }
 
 // WriterRoute is the route a writer (thread or process) writes the tokens
 // on: token k goes to the k-th pipe it picks.
-func (s *Surface) WriterRoute() tokens.Router { return tokens.NewRouter(s.route, s.seed, s.pipes) }
+func (s *Surface) WriterRoute() tokens.Router { return tokens.NewRouter(s.route, s.routeSeed, s.pipes) }
 
 // PrimeRoute is the route the harness primed the self mode's tokens on:
 // token k starts in the k-th pipe it picks.
 func (s *Surface) PrimeRoute() tokens.Router {
-	return tokens.NewRouter(s.route, s.seed^primeSeed, s.pipes)
+	return tokens.NewRouter(s.route, s.routeSeed^primeSeed, s.pipes)
 }
 
 // Noun names a channel in messages: pipe, socket, eventfd.
@@ -121,10 +121,10 @@ func (s *Surface) latency() bool { return s.format == tokens.Stamp }
 // backend makes none (a Loop), on the reader thread when it reads on
 // goroutines instead (Goroutines), and nesting where the backend has none
 // (Nests).
-func (c *Config) checkDriver() error {
+func (c *Config) checkDriver(n Names) error {
 	f := c.Backend.Features
 	with := func(field, why string) error {
-		return NewConfigError(Field(field), Text(" with "), Setting("Backend", c.Backend.Name), Text(": %s", why))
+		return n.Errorf("%s with %s: %s", Field(field), Set("Backend", c.Backend.Name), why)
 	}
 	loop := c.Backend.IsLoop()
 	switch {
@@ -161,7 +161,7 @@ func (s *Surface) Workers(n int) []*Worker {
 	}
 	for k := range ws {
 		ws[k] = &Worker{s: s, forwarder: forwarder{format: s.format, wfds: s.wfds, noun: s.noun,
-			route: tokens.NewRouter(s.route, s.seed+uint64(k)*seedApart, s.pipes)}}
+			route: tokens.NewRouter(s.route, s.routeSeed+uint64(k)*seedApart, s.pipes)}}
 		if s.latency() {
 			ws[k].lat = lats[k] // handed over: lats is not used again
 		}

@@ -4,123 +4,115 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 )
 
 // The errors of a run, and of the experiments (experiment/herd,
 // experiment/timeout), which use these types too.
 //
-// ConfigError and LimitError are a Message: text, and the settings at
-// fault as Parts that name their Config field ("InFlight") and value.
-// Error writes each field by its name ("InFlight 5000: want 0 (unbounded)
-// to 4096 tokens in flight"); a caller that knows the settings by other
-// names writes them with Render. The command names them by the flags that
-// set them ("-l 5000: ..."), from one map of field to flag.
+// A rule that refuses a setting (Prepare's, a backend's Factory.Check, an
+// experiment's own) writes its message once, with the caller's names for
+// the settings: Names.Errorf takes a format and arguments as fmt.Sprintf
+// does, and writes every Setting among them (Set, Field) by the caller's
+// Names. The command's names are its flags ("-l 5000: want 0 (unbounded)
+// to 4096 tokens in flight"); nil Names write the Config's own fields
+// ("InFlight 5000: ..."). The error keeps the fields it names (Fields), for
+// a program to read.
 
-// A Part is a piece of a Message: Text as it is, or a Config field
-// (Field, with Value the setting's value, "" to name the field alone).
-type Part struct {
-	Field, Value string
-	Text         string
+// Names writes a setting as the caller knows it: field is a Config field
+// ("InFlight"), value its value as text, or "" to name the field alone.
+// The command's Names are its flags ("-l 5000", "-b"); nil Names write the
+// field, then its value ("InFlight 5000").
+type Names func(field, value string) string
+
+// A Setting is a setting named in a message: a Config field and its value,
+// or the field alone (Value nil). Names.Errorf writes it by the caller's
+// names.
+type Setting struct {
+	Field string
+	Value any
 }
 
-// Field is the part naming a Config field alone ("use Writer self").
-func Field(name string) Part { return Part{Field: name} }
+// Set names field with its value ("-l 5000").
+func Set(field string, value any) Setting { return Setting{Field: field, Value: value} }
 
-// Setting is the part naming a Config field and its value ("Churn 5").
-func Setting(field string, value any) Part { return Part{Field: field, Value: fmt.Sprint(value)} }
+// Field names field alone ("use -writer self").
+func Field(field string) Setting { return Setting{Field: field} }
 
-// Text is a part of plain text, formatted as fmt.Sprintf does.
-func Text(format string, a ...any) Part { return Part{Text: fmt.Sprintf(format, a...)} }
-
-// A Message is an error message made of parts, some of which name Config
-// fields.
-type Message []Part
-
-// Namer writes a Config field and its value (value "" when the message
-// names the field alone) as the caller knows the setting.
-type Namer func(field, value string) string
-
-// FieldName is the Namer of the Config's own names: the field, then its
-// value.
-func FieldName(field, value string) string {
-	if value == "" {
-		return field
+// name writes s by n.
+func (n Names) name(s Setting) string {
+	value := ""
+	if s.Value != nil {
+		value = fmt.Sprint(s.Value)
 	}
-	return field + " " + value
+	switch {
+	case n != nil:
+		return n(s.Field, value)
+	case value == "":
+		return s.Field
+	}
+	return s.Field + " " + value
 }
 
-// Render writes the message with name's words for its fields.
-func (m Message) Render(name Namer) string {
-	var b strings.Builder
-	for _, p := range m {
-		if p.Field == "" {
-			b.WriteString(p.Text)
+// write is format with a as fmt.Sprintf writes them, each Setting among a
+// written by n, and the fields those name, each once, in order.
+func (n Names) write(format string, a []any) (msg string, fields []string) {
+	args := make([]any, len(a))
+	for i, x := range a {
+		s, ok := x.(Setting)
+		if !ok {
+			args[i] = x
 			continue
 		}
-		b.WriteString(name(p.Field, p.Value))
-	}
-	return b.String()
-}
-
-// Fields lists the Config fields the message names, each once, in order.
-func (m Message) Fields() []string {
-	var fs []string
-	for _, p := range m {
-		if p.Field != "" && !slices.Contains(fs, p.Field) {
-			fs = append(fs, p.Field)
+		args[i] = n.name(s)
+		if !slices.Contains(fields, s.Field) {
+			fields = append(fields, s.Field)
 		}
 	}
-	return fs
+	return fmt.Sprintf(format, args...), fields
 }
 
-func (m Message) Error() string { return m.Render(FieldName) }
-
-// Renderer is an error whose message names Config fields (a *ConfigError,
-// a *LimitError): Render writes it with the caller's names for them.
-type Renderer interface {
-	error
-	Render(name Namer) string
+// Errorf is the ConfigError of a rule: format and a as fmt.Sprintf takes
+// them, every Setting among a written by n.
+func (n Names) Errorf(format string, a ...any) *ConfigError {
+	msg, fields := n.write(format, a)
+	return &ConfigError{Fields: fields, msg: msg}
 }
 
-// RenderError writes err's message with the caller's names for the Config
-// fields it names, wherever in err's chain a Renderer is (the text that
-// wraps it is kept as it is); other errors read as Error says.
-func RenderError(err error, name Namer) string {
-	var r Renderer
-	if !errors.As(err, &r) {
-		return err.Error()
-	}
-	msg, inner := err.Error(), r.Error()
-	if i := strings.Index(msg, inner); i >= 0 {
-		return msg[:i] + r.Render(name) + msg[i+len(inner):]
-	}
-	return msg
+// LimitErrorf is the LimitError of a run that needs need descriptors (or
+// registrations) where limit are allowed: format and a as Errorf takes
+// them.
+func (n Names) LimitErrorf(need int, limit uint64, format string, a ...any) *LimitError {
+	msg, fields := n.write(format, a)
+	return &LimitError{Fields: fields, Need: need, Limit: limit, msg: msg}
 }
 
-// ConfigError is a configuration that cannot run, found before any work.
-type ConfigError struct{ Message }
+// ConfigError is a configuration that cannot run, found before any work
+// (by Prepare, or an experiment's own Prepare).
+type ConfigError struct {
+	// Fields are the Config fields the message names, each once, in the
+	// order it names them.
+	Fields []string
+	msg    string
+}
 
-// NewConfigError is the ConfigError of the message made of parts.
-func NewConfigError(parts ...Part) *ConfigError { return &ConfigError{parts} }
+func (e *ConfigError) Error() string { return e.msg }
 
 // LimitError says that a run cannot fit a limit of this machine (the
 // descriptor limit, the epoll watch limit), found before any pipe is made:
 // it needs Need descriptors (or registrations) where Limit are allowed.
 type LimitError struct {
-	Message
-	Need  int
-	Limit uint64
+	// Fields are the Config fields the message names, as ConfigError's.
+	Fields []string
+	Need   int
+	Limit  uint64
+	msg    string
 }
 
-// NewLimitError is the LimitError of the message made of parts.
-func NewLimitError(need int, limit uint64, parts ...Part) *LimitError {
-	return &LimitError{parts, need, limit}
-}
+func (e *LimitError) Error() string { return e.msg }
 
-// ErrInterrupted is returned when Stop is closed before the measured window
-// began: there is nothing to report.
+// ErrInterrupted is returned when Observers.Stop is closed before the
+// measured window began: there is nothing to report.
 var ErrInterrupted = errors.New("interrupted before the measured window began")
 
 // TokenLossError fails a run whose tokens do not add up: the run's, or

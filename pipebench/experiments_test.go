@@ -22,7 +22,7 @@ func TestRunSources(t *testing.T) {
 				before := openFDs(t)
 				cfg := baseConfig()
 				cfg.Source, cfg.Writer, cfg.Backend = src, w, &epoll.LevelFactory
-				res, err := pipebench.Run(cfg)
+				res, err := pipebench.Run(cfg, pipebench.Observers{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -46,7 +46,7 @@ func TestRunChurn(t *testing.T) {
 		t.Run(c.f.Name, func(t *testing.T) {
 			cfg := baseConfig()
 			cfg.Backend, cfg.Churn, cfg.Writer = c.f, 3, pipebench.WriterSelf
-			res, err := pipebench.Run(cfg)
+			res, err := pipebench.Run(cfg, pipebench.Observers{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestRunChurn(t *testing.T) {
 func TestRunDelay(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Delay, cfg.InFlight, cfg.Writer = 2*time.Millisecond, 8, pipebench.WriterThread
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,10 +102,11 @@ func TestRunCPUPinning(t *testing.T) {
 	cfg := baseConfig()
 	cfg.CPUs, cfg.Writer = []int{0, 1}, pipebench.WriterThread
 	var reader, writer string
-	cfg.OnSetup = func(s pipebench.Setup) {
+	var obs pipebench.Observers
+	obs.OnSetup = func(s pipebench.Setup) {
 		reader, writer = allowedCPUs(t, s.ReaderTID), allowedCPUs(t, s.WriterTID)
 	}
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +147,7 @@ func TestRunExperimentConfigErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := baseConfig()
 			c.edit(&cfg)
-			_, err := pipebench.Run(cfg)
+			_, err := pipebench.Run(cfg, pipebench.Observers{})
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want an error mentioning %q", err, c.want)
 			}
@@ -160,7 +161,7 @@ func TestRunExperimentConfigErrors(t *testing.T) {
 func TestRunEdgeTriggeredOnePipe(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Pipes, cfg.InFlight, cfg.Writer, cfg.Backend = 1, 2048, pipebench.WriterSelf, &epoll.EdgeFactory
-	res, err := runWithin(t, cfg, 20*time.Second, "(edge-triggered, one pipe)")
+	res, err := runWithin(t, cfg, pipebench.Observers{}, 20*time.Second, "(edge-triggered, one pipe)")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestRunEdgeTriggeredOnePipe(t *testing.T) {
 func TestRunRouteNextSpreads(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Pipes, cfg.InFlight, cfg.Writer, cfg.Route = 50, 50, pipebench.WriterSelf, pipebench.RouteNext
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func SetReaderGrace(d time.Duration) (restore func()) {
 // writers writers, as with several writer threads (pipe i is writer i mod
 // writers'), with no credit pipes (an unbounded writer's).
 func (h *LoopHarness) OwnedBy(writers int) {
-	h.rd.creditWriters(&Config{Pipes: len(h.rd.rfds), Writers: writers}, 0, len(h.rd.rfds), nil)
+	h.rd.creditWriters(&Config{Workload: Workload{Pipes: len(h.rd.rfds)}, Threads: Threads{Writers: writers}}, 0, len(h.rd.rfds), nil)
 }
 
 // Received is what the reader received from each writer's pipes (OwnedBy).
@@ -90,6 +90,7 @@ func (h *LoopHarness) Received() []uint64 { return h.rd.received }
 // Tokens is the tokens received so far.
 func (h *LoopHarness) Tokens() uint64 { return h.ctr.tokens.Load() }
 
-// PlanRun is planRun: the writer mode and descriptor plan of c with base
-// descriptors open under limit, without the machine's own.
-func PlanRun(c *Config, base int, limit uint64) (runPlan, error) { return planRun(c, base, limit) }
+// PlanFDs is planFDs: the writer mode and descriptor plan of c with base
+// descriptors open under limit, without the machine's own; its refusal
+// names the Config's fields.
+func PlanFDs(c *Config, base int, limit uint64) (fdPlan, error) { return planFDs(c, base, limit, nil) }

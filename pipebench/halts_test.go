@@ -15,7 +15,7 @@ func threadRun(t *testing.T) (*pipebench.Result, []int) {
 	t.Helper()
 	cfg := baseConfig()
 	cfg.Writer, cfg.InFlight = pipebench.WriterThread, 1
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"runtime/pprof"
 )
 
-// Roles of the goroutines that carry pprof labels (Config.Labels).
+// Roles of the goroutines that carry pprof labels (Observers.Labels).
 const (
 	RoleReader = "reader"
 	RoleWriter = "writer"
@@ -14,13 +14,17 @@ const (
 )
 
 // labelGoroutine sets the run's pprof labels and role on the calling
-// goroutine, for the rest of its life; without Config.Labels it does
+// goroutine, for the rest of its life; without Observers.Labels it does
 // nothing.
 func (r *run) labelGoroutine(role string) {
-	if r.cfg.Labels == nil {
+	if r.hooks.Labels == nil {
 		return
 	}
-	kv := append(append([]string{}, r.cfg.Labels...), "role", role, "writer", r.plan.Writer.String())
+	kv := make([]string, 0, 2*len(r.hooks.Labels)+4)
+	for k, v := range r.hooks.Labels {
+		kv = append(kv, k, v)
+	}
+	kv = append(kv, "role", role, "writer", r.plan.Writer.String())
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(kv...)))
 }
 

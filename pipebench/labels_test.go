@@ -25,12 +25,13 @@ func TestLabels(t *testing.T) {
 		t.Run(c.writer.String(), func(t *testing.T) {
 			cfg := baseConfig()
 			cfg.Writer, cfg.Duration = c.writer, 600*time.Millisecond
-			cfg.Labels = []string{"backend", "poll", "pipes", "50"}
+			var obs pipebench.Observers
+			obs.Labels = map[string]string{"backend": "poll", "pipes": "50"}
 			var buf bytes.Buffer
 			var startErr error
-			cfg.OnSetup = func(pipebench.Setup) { startErr = pprof.StartCPUProfile(&buf) }
-			cfg.OnDone = pprof.StopCPUProfile
-			res, err := pipebench.Run(cfg)
+			obs.OnSetup = func(pipebench.Setup) { startErr = pprof.StartCPUProfile(&buf) }
+			obs.OnDone = pprof.StopCPUProfile
+			res, err := pipebench.Run(cfg, obs)
 			if startErr != nil {
 				t.Fatal(startErr)
 			}

@@ -26,7 +26,7 @@ func TestRunLatency(t *testing.T) {
 			if c.bypass {
 				cfg.Backend = &pipebench.Bypass
 			}
-			res, err := pipebench.Run(cfg)
+			res, err := pipebench.Run(cfg, pipebench.Observers{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,9 +11,9 @@ import (
 // epoll descriptor and its wake-up eventfd, and a spare.
 const childBaseFDs = 7
 
-// runPlan is the writer mode chosen for a run and the descriptor arithmetic
+// fdPlan is the writer mode chosen for a run and the descriptor arithmetic
 // behind it.
-type runPlan struct {
+type fdPlan struct {
 	Writer WriterMode
 	// Reason says why auto chose the writer it chose; empty otherwise.
 	Reason string
@@ -39,9 +39,10 @@ func need(mode WriterMode, pipes, base, backendFDs, perChannel int) (reader, wri
 	}
 }
 
-// planRun decides the writer mode and checks that the run fits, before any
-// pipe is made. base is the number of descriptors already open.
-func planRun(c *Config, base int, limit uint64) (runPlan, error) {
+// planFDs decides the writer mode and checks that the run fits, before any
+// pipe is made: a *LimitError written by n if not. base is the number of
+// descriptors already open.
+func planFDs(c *Config, base int, limit uint64, n Names) (fdPlan, error) {
 	// Each reader opens a backend instance of its own, nesting or not,
 	// unless they share one.
 	instances := c.readers()
@@ -59,7 +60,7 @@ func planRun(c *Config, base int, limit uint64) (runPlan, error) {
 	}
 	fits := func(n int) bool { return uint64(n) <= limit }
 	mode := c.Writer
-	p := runPlan{Limit: limit}
+	p := fdPlan{Limit: limit}
 	if mode == WriterAuto {
 		// The first of the backend's modes that fits, else its last.
 		modes := c.Backend.candidates()
@@ -81,25 +82,23 @@ func planRun(c *Config, base int, limit uint64) (runPlan, error) {
 		return p, nil
 	}
 	maxPipes := func(m WriterMode) int {
-		n := c.Pipes
-		for n > 0 {
-			r, w := need(m, n, base, bfds)
+		k := c.Pipes
+		for k > 0 {
+			r, w := need(m, k, base, bfds)
 			if fits(max(r, w)) {
 				break
 			}
-			n--
+			k--
 		}
-		return n
+		return k
 	}
-	s, t := Setting, Text
-	msg := []Part{s("Pipes", c.Pipes), t(" with "), s("Writer", mode),
-		t(" needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): use ", worst, limit), s("Pipes", maxPipes(mode)), t(" or less, ")}
+	head := "%s with %s needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): use %s or less, "
+	args := []any{Set("Pipes", c.Pipes), Set("Writer", mode), worst, limit, Set("Pipes", maxPipes(mode))}
 	if mode == WriterProcess || !c.Backend.runsWith(WriterProcess) || c.InFlight == 0 && mode == WriterSelf || c.Source.shared() {
 		// A writer process helps only when the reader and writer hold
 		// different descriptors (not an eventfd's one).
-		msg = append(msg, t("or raise the hard limit (ulimit -Hn, needs CAP_SYS_RESOURCE)"))
-	} else {
-		msg = append(msg, t("or "), s("Writer", WriterProcess), t(" (each process then holds about "), Field("Pipes"), t(" descriptors), or raise the hard limit (needs CAP_SYS_RESOURCE)"))
+		return p, n.LimitErrorf(worst, limit, head+"or raise the hard limit (ulimit -Hn, needs CAP_SYS_RESOURCE)", args...)
 	}
-	return p, NewLimitError(worst, limit, msg...)
+	return p, n.LimitErrorf(worst, limit, head+"or %s (each process then holds about %s descriptors), or raise the hard limit (needs CAP_SYS_RESOURCE)",
+		append(args, Set("Writer", WriterProcess), Field("Pipes"))...)
 }

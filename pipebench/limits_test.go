@@ -8,7 +8,7 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 )
 
-func TestPlanRun(t *testing.T) {
+func TestPlanFDs(t *testing.T) {
 	epollLike := &pipebench.Factory{Name: "epoll", FDs: 1}
 	cases := []struct {
 		name       string
@@ -32,12 +32,12 @@ func TestPlanRun(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := &pipebench.Config{Pipes: c.pipes, InFlight: 1, Writer: c.writer, Backend: epollLike}
+			cfg := &pipebench.Config{Workload: pipebench.Workload{Pipes: c.pipes, InFlight: 1}, Readiness: pipebench.Readiness{Backend: epollLike}, Threads: pipebench.Threads{Writer: c.writer}}
 			if c.bypass {
 				cfg.Backend = &pipebench.Bypass
 			}
 			// 5 descriptors open: stdio and the Go runtime's epoll and eventfd.
-			p, err := pipebench.PlanRun(cfg, 5, 20000)
+			p, err := pipebench.PlanFDs(cfg, 5, 20000)
 			if c.wantErr == "" {
 				if err != nil {
 					t.Fatal(err)

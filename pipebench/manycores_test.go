@@ -65,10 +65,13 @@ func TestRunManyReadersWriters(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := pipebench.Config{Pipes: c.pipes, InFlight: c.inFlight, Backend: c.backend, Writer: pipebench.WriterThread,
-				Readers: c.readers, Writers: c.writers, MaxEvents: c.maxEvents, Source: c.source, Seed: 3, Share: c.share, Nest: c.nest,
-				Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond}
-			res, err := pipebench.Run(cfg)
+			cfg := pipebench.Config{
+				Workload:  pipebench.Workload{Pipes: c.pipes, InFlight: c.inFlight, Source: c.source, RouteSeed: 3},
+				Readiness: pipebench.Readiness{Backend: c.backend, MaxEvents: c.maxEvents, Share: c.share, Nest: c.nest},
+				Threads:   pipebench.Threads{Writer: pipebench.WriterThread, Readers: c.readers, Writers: c.writers},
+				Window:    pipebench.Window{Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond},
+			}
+			res, err := pipebench.Run(cfg, pipebench.Observers{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,17 +94,17 @@ type refusal struct {
 	want string
 }
 
-// checkRefused requires Validate to refuse each case, saying what it wants.
+// checkRefused requires Prepare to refuse each case, saying what it wants.
 func checkRefused(t *testing.T, cases []refusal) {
 	t.Helper()
-	base := pipebench.Config{Pipes: 8, InFlight: 4, Backend: &epoll.LevelFactory, Duration: time.Second, Interval: time.Second}
+	base := pipebench.Config{Workload: pipebench.Workload{Pipes: 8, InFlight: 4}, Readiness: pipebench.Readiness{Backend: &epoll.LevelFactory}, Window: pipebench.Window{Duration: time.Second, Interval: time.Second}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := base
 			c.set(&cfg)
-			err := cfg.Validate()
+			_, err := pipebench.Prepare(cfg, 0, nil)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("Validate() = %v, want an error saying %q", err, c.want)
+				t.Fatalf("Prepare: %v, want an error saying %q", err, c.want)
 			}
 		})
 	}
@@ -132,9 +135,13 @@ func TestRunSpreadPins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := pipebench.Config{Pipes: 8, InFlight: 4, Backend: &epoll.LevelFactory, Writer: pipebench.WriterThread, Readers: 2, Writers: 2, Spread: true,
-		Duration: 200 * time.Millisecond, Interval: 100 * time.Millisecond}
-	res, err := pipebench.Run(cfg)
+	cfg := pipebench.Config{
+		Workload:  pipebench.Workload{Pipes: 8, InFlight: 4},
+		Readiness: pipebench.Readiness{Backend: &epoll.LevelFactory},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterThread, Readers: 2, Writers: 2, Spread: true},
+		Window:    pipebench.Window{Duration: 200 * time.Millisecond, Interval: 100 * time.Millisecond},
+	}
+	res, err := pipebench.Run(cfg, pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,9 +174,13 @@ func TestRunPinnedThreadsRestored(t *testing.T) {
 		t.Skipf("this process may run on CPUs %v only: pinning narrows nothing", allowed)
 	}
 	last := allowed[len(allowed)-1]
-	cfg := pipebench.Config{Pipes: 8, InFlight: 4, Backend: &epoll.LevelFactory, Writer: pipebench.WriterThread, Readers: 2, Writers: 2,
-		CPUs: []int{last}, Duration: 100 * time.Millisecond, Interval: 100 * time.Millisecond}
-	res, err := pipebench.Run(cfg)
+	cfg := pipebench.Config{
+		Workload:  pipebench.Workload{Pipes: 8, InFlight: 4},
+		Readiness: pipebench.Readiness{Backend: &epoll.LevelFactory},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterThread, Readers: 2, Writers: 2, CPUs: []int{last}},
+		Window:    pipebench.Window{Duration: 100 * time.Millisecond, Interval: 100 * time.Millisecond},
+	}
+	res, err := pipebench.Run(cfg, pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}

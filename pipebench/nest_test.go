@@ -30,9 +30,13 @@ func TestRunNested(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := pipebench.Config{Pipes: 40, InFlight: 8, Backend: c.backend, Writer: c.writer, Nest: c.nest, Readers: c.readers,
-				Seed: 5, Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond}
-			res, err := pipebench.Run(cfg)
+			cfg := pipebench.Config{
+				Workload:  pipebench.Workload{Pipes: 40, InFlight: 8, RouteSeed: 5},
+				Readiness: pipebench.Readiness{Backend: c.backend, Nest: c.nest},
+				Threads:   pipebench.Threads{Writer: c.writer, Readers: c.readers},
+				Window:    pipebench.Window{Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond},
+			}
+			res, err := pipebench.Run(cfg, pipebench.Observers{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,8 +71,8 @@ func TestNestRefused(t *testing.T) {
 func TestPlanCountsNest(t *testing.T) {
 	plan := func(readers, nest int) int {
 		t.Helper()
-		c := pipebench.Config{Pipes: 100, InFlight: 4, Backend: &epoll.LevelFactory, Writer: pipebench.WriterThread, Readers: readers, Nest: nest}
-		p, err := pipebench.PlanRun(&c, 10, 1<<20)
+		c := pipebench.Config{Workload: pipebench.Workload{Pipes: 100, InFlight: 4}, Readiness: pipebench.Readiness{Backend: &epoll.LevelFactory, Nest: nest}, Threads: pipebench.Threads{Writer: pipebench.WriterThread, Readers: readers}}
+		p, err := pipebench.PlanFDs(&c, 10, 1<<20)
 		if err != nil {
 			t.Fatal(err)
 		}

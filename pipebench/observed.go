@@ -65,8 +65,6 @@ func (r *run) describe(th *threads) Setup {
 	o := &r.obs
 	ran := *cfg
 	ran.Writer = r.plan.Writer
-	// The hooks are the caller's, not the run's settings.
-	ran.Stop, ran.OnSetup, ran.OnDone, ran.OnInterval = nil, nil, nil, nil
 	s := Setup{
 		Config: ran, Reason: r.plan.Reason, Took: o.setupTook + time.Duration(r.armTook.Load()),
 		ReaderFDs: r.plan.ReaderFDs, WriterFDs: r.plan.WriterFDs, Limit: r.plan.Limit,

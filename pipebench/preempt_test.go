@@ -10,7 +10,7 @@ import (
 
 // TestAsyncPreemptOffRefused: with the runtime's asynchronous preemption
 // off (GODEBUG=asyncpreemptoff=1), a writer thread waiting for credits
-// could leave a stop-the-world waiting for good, so Validate refuses a
+// could leave a stop-the-world waiting for good, so Prepare refuses a
 // bounded run with a writer thread (or auto, which may choose one), and
 // accepts the writers that cannot hang it: self, a process, a thread
 // that never waits (unbounded).
@@ -27,13 +27,13 @@ func TestAsyncPreemptOffRefused(t *testing.T) {
 		{pipebench.WriterProcess, 4, false},
 		{pipebench.WriterThread, 0, false},
 	} {
-		cfg := pipebench.Config{Pipes: 8, InFlight: c.inFlight, Backend: &epoll.LevelFactory, Writer: c.writer, Duration: time.Second, Interval: time.Second}
-		err := cfg.Validate()
+		cfg := pipebench.Config{Workload: pipebench.Workload{Pipes: 8, InFlight: c.inFlight}, Readiness: pipebench.Readiness{Backend: &epoll.LevelFactory}, Threads: pipebench.Threads{Writer: c.writer}, Window: pipebench.Window{Duration: time.Second, Interval: time.Second}}
+		_, err := pipebench.Prepare(cfg, 0, nil)
 		if c.refused != (err != nil) {
-			t.Errorf("Writer %v, InFlight %d: Validate() = %v, want refused %v", c.writer, c.inFlight, err, c.refused)
+			t.Errorf("Writer %v, InFlight %d: Prepare: %v, want refused %v", c.writer, c.inFlight, err, c.refused)
 		}
-		if ce, ok := err.(*pipebench.ConfigError); c.refused && err != nil && (!ok || ce.Fields()[0] != "Writer") {
-			t.Errorf("Writer %v: Validate() = %v, want a ConfigError naming Writer first", c.writer, err)
+		if ce, ok := err.(*pipebench.ConfigError); c.refused && err != nil && (!ok || ce.Fields[0] != "Writer") {
+			t.Errorf("Writer %v: Prepare: %v, want a ConfigError naming Writer first", c.writer, err)
 		}
 	}
 }

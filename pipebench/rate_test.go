@@ -28,11 +28,15 @@ func TestRatePacing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("four runs of a few seconds")
 	}
-	base := pipebench.Config{Pipes: 100, Backend: &epoll.LevelFactory, Writer: pipebench.WriterThread, Seed: 7,
-		Duration: 2 * time.Second, Interval: 500 * time.Millisecond}
+	base := pipebench.Config{
+		Workload:  pipebench.Workload{Pipes: 100, RouteSeed: 7},
+		Readiness: pipebench.Readiness{Backend: &epoll.LevelFactory},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterThread},
+		Window:    pipebench.Window{Duration: 2 * time.Second, Interval: 500 * time.Millisecond},
+	}
 	sat := base
 	sat.Duration = time.Second
-	res, err := pipebench.Run(sat)
+	res, err := pipebench.Run(sat, pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +79,7 @@ func TestRatePacing(t *testing.T) {
 // accounts for every token, and its pacing.
 func runPaced(t *testing.T, cfg pipebench.Config) (*pipebench.Result, *pipebench.Pacing) {
 	t.Helper()
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,8 +148,12 @@ func TestRateLatencyFromSchedule(t *testing.T) {
 		m, err := poll.Factory.Open(o)
 		return &stallOnce{Mechanism: m, after: 300 * time.Millisecond, stall: stall}, err
 	}
-	cfg := pipebench.Config{Pipes: 1, Backend: &stalling, Writer: pipebench.WriterThread, Latency: true, Rate: rate,
-		Duration: 2 * time.Second, Interval: 500 * time.Millisecond, StallAfter: 5 * time.Second}
+	cfg := pipebench.Config{
+		Workload:  pipebench.Workload{Pipes: 1, Latency: true, Rate: rate},
+		Readiness: pipebench.Readiness{Backend: &stalling},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterThread},
+		Window:    pipebench.Window{Duration: 2 * time.Second, Interval: 500 * time.Millisecond, StallAfter: 5 * time.Second},
+	}
 	res, _ := runPaced(t, cfg)
 	h := &res.Latency
 	n := float64(h.Count())

@@ -17,27 +17,6 @@ import (
 	"github.com/pipebench/pipebench/internal/tokens"
 )
 
-// Run makes the pipes, measures for cfg.Duration (or until cfg.Stop), tears
-// everything down and accounts for every token. Errors found before any
-// work are *ConfigError or *LimitError. A run that fails after measuring
-// returns its partial result with the error.
-func Run(c Config) (*Result, error) {
-	cfg, plan, err := prepare(c, 0)
-	if err != nil {
-		return nil, err
-	}
-	r := &run{cfg: cfg, plan: plan}
-	defer r.release()
-	if err := r.setup(); err != nil {
-		return nil, err
-	}
-	n := r.measuredThreads()
-	procs, release := osthread.LendPs(n)
-	defer release()
-	r.obs.gomaxprocs, r.obs.lentPs = procs, n
-	return r.measure()
-}
-
 // measuredThreads counts this process's threads that hold a P for the whole
 // window (internal/osthread): every reader, unless the backend reads on
 // goroutines (its thread then waits in the Go scheduler, not in a system
@@ -53,40 +32,11 @@ func (r *run) measuredThreads() int {
 	return n
 }
 
-// Check reports, without making anything, what Run would refuse before any
-// work: a *ConfigError or a *LimitError. extraFDs are descriptors the
-// caller will open before calling Run (an output file, say).
-func Check(c Config, extraFDs int) error {
-	_, _, err := prepare(c, extraFDs)
-	return err
-}
-
-// prepare validates c, raises the descriptor limit and plans the run with
-// extraFDs more descriptors open than now, before anything is made.
-func prepare(c Config, extraFDs int) (Config, runPlan, error) {
-	cfg := c.withDefaults()
-	if err := cfg.Validate(); err != nil {
-		return cfg, runPlan{}, err
-	}
-	limit, base, err := fdlimit.Budget()
-	if err != nil {
-		return cfg, runPlan{}, err
-	}
-	plan, err := planRun(&cfg, base+extraFDs, limit)
-	if err == nil && cfg.Spread {
-		allowed, aerr := osthread.AllowedCPUs()
-		if aerr != nil {
-			return cfg, plan, NewConfigError(Setting("CPUs", "spread"), Text(": %v", aerr))
-		}
-		cfg.CPUs = cfg.spreadCPUs(allowed)
-	}
-	return cfg, plan, err
-}
-
 // run holds one benchmark's resources.
 type run struct {
-	cfg  Config
-	plan runPlan
+	cfg   Config
+	plan  fdPlan
+	hooks Observers // the caller's
 
 	bes     []Interest  // every reader's instance
 	mechs   []Mechanism // every reader's Mechanism (bes); none when a Loop reads
@@ -105,7 +55,8 @@ type run struct {
 	ending lifecycle.Ending // the first failure; Done closed when the run must end
 
 	// obs is what the run observes as it goes, from which result builds
-	// the Result once, at the end (observed.go).
+	// the Result once, at the end (observed.go); not to be confused with
+	// hooks, the caller's Observers.
 	obs observed
 }
 
@@ -173,7 +124,7 @@ func (r *run) startWriter() error {
 	cfg := &r.cfg
 	mode := r.plan.Writer
 	if mode == WriterProcess {
-		p, err := startWriterProcess(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, Seed: cfg.Seed,
+		p, err := startWriterProcess(writerSetup{Pipes: cfg.Pipes, InFlight: cfg.InFlight, Route: cfg.Route, RouteSeed: cfg.RouteSeed,
 			Latency: cfg.Latency, Source: cfg.Source, Rate: cfg.Rate, CPU: cfg.writerCPU(0), CloseAtStop: r.follows()})
 		if err != nil {
 			return err
@@ -215,7 +166,7 @@ func (r *run) awaitWriterProcess() error {
 	if r.proc == nil {
 		return nil
 	}
-	body, err := r.proc.await(msgReady, 60*time.Second, r.cfg.Stop)
+	body, err := r.proc.await(msgReady, 60*time.Second, r.hooks.Stop)
 	if errors.Is(err, ErrInterrupted) {
 		return err
 	}
@@ -403,7 +354,7 @@ const primeSeed = 0x5eed
 // stamps do not count the setup.
 func (r *run) prime() error {
 	cfg := &r.cfg
-	route := tokens.NewRouter(cfg.Route, cfg.Seed^primeSeed, cfg.Pipes)
+	route := tokens.NewRouter(cfg.Route, cfg.RouteSeed^primeSeed, cfg.Pipes)
 	format := cfg.format()
 	var buf [8]byte
 	for range cfg.InFlight {

@@ -17,8 +17,9 @@ import (
 
 func baseConfig() pipebench.Config {
 	return pipebench.Config{
-		Pipes: 50, InFlight: 4, Backend: &poll.Factory, Seed: 7,
-		Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
+		Workload:  pipebench.Workload{Pipes: 50, InFlight: 4, RouteSeed: 7},
+		Readiness: pipebench.Readiness{Backend: &poll.Factory},
+		Window:    pipebench.Window{Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond},
 	}
 }
 
@@ -79,9 +80,10 @@ func TestRunWriterModes(t *testing.T) {
 			cfg := baseConfig()
 			cfg.Writer, cfg.InFlight, cfg.Route = c.writer, c.inFlight, c.route
 			var setups, lines int
-			cfg.OnSetup = func(pipebench.Setup) { setups++ }
-			cfg.OnInterval = func(pipebench.Interval) { lines++ }
-			res, err := pipebench.Run(cfg)
+			var obs pipebench.Observers
+			obs.OnSetup = func(pipebench.Setup) { setups++ }
+			obs.OnInterval = func(pipebench.Interval) { lines++ }
+			res, err := pipebench.Run(cfg, obs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +139,7 @@ func TestRunWriterModes(t *testing.T) {
 func TestRunBypass(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Backend, cfg.InFlight = &pipebench.Bypass, 3
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,13 +160,14 @@ func TestRunInterrupted(t *testing.T) {
 	cfg.Duration = 0 // until interrupted
 	cfg.Writer = pipebench.WriterThread
 	stop := make(chan struct{})
-	cfg.Stop = stop
-	cfg.OnInterval = func(iv pipebench.Interval) {
+	var obs pipebench.Observers
+	obs.Stop = stop
+	obs.OnInterval = func(iv pipebench.Interval) {
 		if iv.Index == 2 {
 			close(stop)
 		}
 	}
-	res, err := runWithin(t, cfg, 20*time.Second, "after Stop was closed")
+	res, err := runWithin(t, cfg, obs, 20*time.Second, "after Stop was closed")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,12 +179,12 @@ func TestRunInterrupted(t *testing.T) {
 
 // runWithin runs cfg and fails the test, saying when, if the run has not
 // ended within d: a hang is a failure, not a timeout of the test binary.
-func runWithin(t *testing.T, cfg pipebench.Config, d time.Duration, when string) (*pipebench.Result, error) {
+func runWithin(t *testing.T, cfg pipebench.Config, obs pipebench.Observers, d time.Duration, when string) (*pipebench.Result, error) {
 	t.Helper()
 	done := make(chan struct{})
 	var res *pipebench.Result
 	var err error
-	go func() { res, err = pipebench.Run(cfg); close(done) }()
+	go func() { res, err = pipebench.Run(cfg, obs); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(d):
@@ -217,7 +220,8 @@ func TestRunWriterProcessDies(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Writer = pipebench.WriterProcess
 	cfg.Duration = 30 * time.Second
-	cfg.OnInterval = func(iv pipebench.Interval) {
+	var obs pipebench.Observers
+	obs.OnInterval = func(iv pipebench.Interval) {
 		if iv.Index == 2 {
 			for _, pid := range childPIDs(t) {
 				syscall.Kill(pid, syscall.SIGKILL)
@@ -225,7 +229,7 @@ func TestRunWriterProcessDies(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, obs)
 	if err == nil {
 		t.Fatal("a run whose writer process was killed succeeded")
 	}
@@ -264,7 +268,7 @@ func TestRunStall(t *testing.T) {
 	cfg.Duration = 30 * time.Second
 	cfg.StallAfter = 300 * time.Millisecond
 	cfg.WaitTimeout = 20 * time.Millisecond
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, pipebench.Observers{})
 	var stall *pipebench.StallError
 	if !errors.As(err, &stall) {
 		t.Fatalf("got %v, want a stall error", err)
@@ -286,7 +290,7 @@ func TestRunLimitBeforeAnyPipe(t *testing.T) {
 	cfg.Pipes = 40000
 	cfg.Writer = pipebench.WriterSelf
 	start := time.Now()
-	_, err := pipebench.Run(cfg)
+	_, err := pipebench.Run(cfg, pipebench.Observers{})
 	var le *pipebench.LimitError
 	if !errors.As(err, &le) {
 		t.Fatalf("got %v, want a limit error", err)
@@ -315,13 +319,14 @@ func TestRunConfigErrors(t *testing.T) {
 		{"bypass unbounded", func(c *pipebench.Config) { c.Backend = &pipebench.Bypass; c.InFlight = 0 }, "InFlight 0"},
 		{"no backend", func(c *pipebench.Config) { c.Backend = nil }, "Backend"},
 		{"no interval", func(c *pipebench.Config) { c.Interval = 0 }, "Interval"},
-		{"odd labels", func(c *pipebench.Config) { c.Labels = []string{"backend"} }, "key/value pairs"},
+		{"warm-up of every interval", func(c *pipebench.Config) { c.Warmup = 4 }, "Warmup 4 would leave none of the 4 intervals of Duration 400ms Interval 100ms"},
+		{"negative warm-up", func(c *pipebench.Config) { c.Warmup = -1 }, "Warmup -1"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := baseConfig()
 			c.edit(&cfg)
-			_, err := pipebench.Run(cfg)
+			_, err := pipebench.Run(cfg, pipebench.Observers{})
 			var ce *pipebench.ConfigError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("got %v, want a config error mentioning %q", err, c.want)
@@ -336,7 +341,8 @@ func TestRunWriterProcessStopped(t *testing.T) {
 	cfg.Duration = 30 * time.Second
 	cfg.StallAfter = 300 * time.Millisecond
 	var pids []int
-	cfg.OnInterval = func(iv pipebench.Interval) {
+	var obs pipebench.Observers
+	obs.OnInterval = func(iv pipebench.Interval) {
 		if iv.Index == 1 {
 			pids = childPIDs(t)
 			for _, pid := range pids {
@@ -345,7 +351,7 @@ func TestRunWriterProcessStopped(t *testing.T) {
 		}
 	}
 	start := time.Now()
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, obs)
 	var stall *pipebench.StallError
 	if !errors.As(err, &stall) {
 		t.Fatalf("got %v, want a stall", err)

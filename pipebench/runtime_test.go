@@ -31,8 +31,9 @@ func TestRunLendsPs(t *testing.T) {
 			cfg := baseConfig()
 			cfg.Writer = c.writer
 			var during int
-			cfg.OnSetup = func(pipebench.Setup) { during = runtime.GOMAXPROCS(0) }
-			res, err := pipebench.Run(cfg)
+			var obs pipebench.Observers
+			obs.OnSetup = func(pipebench.Setup) { during = runtime.GOMAXPROCS(0) }
+			res, err := pipebench.Run(cfg, obs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -71,9 +72,9 @@ func TestRunStopTheWorld(t *testing.T) {
 			cfg := baseConfig()
 			cfg.Backend, cfg.Writer, cfg.InFlight = c.backend, c.writer, inFlight
 			cfg.Duration, cfg.Interval = time.Second, 100*time.Millisecond
-			stopGC := collectEvery(&cfg, 5*time.Millisecond)
+			obs, stopGC := collectEvery(5 * time.Millisecond)
 			gc0 := gcCycles()
-			res, err := pipebench.Run(cfg)
+			res, err := pipebench.Run(cfg, obs)
 			stopGC()
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
@@ -103,11 +104,12 @@ func TestBypassProcessStoppedWriter(t *testing.T) {
 	cfg := baseConfig()
 	cfg.Backend, cfg.Writer, cfg.InFlight = &pipebench.Bypass, pipebench.WriterProcess, 1
 	cfg.Duration, cfg.Interval, cfg.StallAfter = 5*time.Second, 100*time.Millisecond, 300*time.Millisecond
-	cfg.OnSetup = func(s pipebench.Setup) {
+	var obs pipebench.Observers
+	obs.OnSetup = func(s pipebench.Setup) {
 		time.AfterFunc(200*time.Millisecond, func() { syscall.Kill(s.WriterPID, syscall.SIGSTOP) })
 	}
 	t0 := time.Now()
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, obs)
 	var stall *pipebench.StallError
 	if !errors.As(err, &stall) {
 		t.Fatalf("a stopped writer process: got %v, want a stall", err)
@@ -121,14 +123,14 @@ func TestBypassProcessStoppedWriter(t *testing.T) {
 	}
 }
 
-// collectEvery makes cfg's run start, once its setup is done, a goroutine
-// that forces a garbage collection (two stops of the world) at once and
-// then every period; the function it returns ends that goroutine and waits
-// for it.
-func collectEvery(cfg *pipebench.Config, period time.Duration) (stop func()) {
+// collectEvery is the Observers of a run that start, once its setup is
+// done, a goroutine that forces a garbage collection (two stops of the
+// world) at once and then every period; the function it returns ends that
+// goroutine and waits for it.
+func collectEvery(period time.Duration) (obs pipebench.Observers, stop func()) {
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
-	cfg.OnSetup = func(pipebench.Setup) {
+	obs.OnSetup = func(pipebench.Setup) {
 		wg.Go(func() {
 			for {
 				select {
@@ -141,7 +143,7 @@ func collectEvery(cfg *pipebench.Config, period time.Duration) (stop func()) {
 			}
 		})
 	}
-	return func() {
+	return obs, func() {
 		close(quit)
 		wg.Wait()
 	}
@@ -164,9 +166,9 @@ func BenchmarkStopTheWorld(b *testing.B) {
 		cfg := baseConfig()
 		cfg.Backend, cfg.Writer, cfg.InFlight = &epoll.Factories[0], pipebench.WriterThread, 1
 		cfg.Duration, cfg.Interval = 2*time.Second, 500*time.Millisecond
-		stopGC := collectEvery(&cfg, 5*time.Millisecond)
+		obs, stopGC := collectEvery(5 * time.Millisecond)
 		before := stoppingHist()
-		_, err := pipebench.Run(cfg)
+		_, err := pipebench.Run(cfg, obs)
 		stopGC()
 		if err != nil {
 			b.Fatal(err)

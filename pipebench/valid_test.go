@@ -48,9 +48,13 @@ func histOf(n, v uint64) stats.Hist {
 // holds every invariant, and breaking any one of them, and only it, makes
 // CheckValid name it; a lost token is a *TokenLossError.
 func TestCheckValid(t *testing.T) {
-	cfg := pipebench.Config{Pipes: 20, InFlight: 6, Backend: &poll.Factory, Writer: pipebench.WriterThread, Readers: 2, Writers: 2,
-		Seed: 5, Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond}
-	res, err := pipebench.Run(cfg)
+	cfg := pipebench.Config{
+		Workload:  pipebench.Workload{Pipes: 20, InFlight: 6, RouteSeed: 5},
+		Readiness: pipebench.Readiness{Backend: &poll.Factory},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterThread, Readers: 2, Writers: 2},
+		Window:    pipebench.Window{Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond},
+	}
+	res, err := pipebench.Run(cfg, pipebench.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func TestReaderWaitsThroughWait(t *testing.T) {
 			w := &waitCounted{}
 			cfg := waitCountedConfig(f, w)
 			cfg.Writer = pipebench.WriterSelf
-			res, err := pipebench.Run(cfg)
+			res, err := pipebench.Run(cfg, pipebench.Observers{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,8 +77,8 @@ func TestReaderWaitsThroughSignals(t *testing.T) {
 			cfg := baseConfig()
 			cfg.Backend = &f
 			cfg.Writer, cfg.InFlight = pipebench.WriterThread, 1
-			signaled := signalReader(&cfg, 200*time.Microsecond)
-			res, err := pipebench.Run(cfg)
+			obs, signaled := signalReader(200 * time.Microsecond)
+			res, err := pipebench.Run(cfg, obs)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -48,10 +48,10 @@ func (r *run) newReader(k int) *reader {
 	ctr.ack = make(chan struct{}, 1)
 	rd := &reader{
 		Surface: Surface{pipes: cfg.Pipes, inFlight: cfg.InFlight, self: r.plan.Writer == WriterSelf, wfds: r.wfds, credit: -1,
-			route: cfg.Route, seed: cfg.Seed, format: cfg.format(), noun: cfg.Source.noun(), ctr: ctr, stop: &r.stop},
-		forwarder: forwarder{format: cfg.format(), route: tokens.NewRouter(cfg.Route, cfg.Seed, cfg.Pipes), wfds: r.wfds, noun: cfg.Source.noun()},
+			route: cfg.Route, routeSeed: cfg.RouteSeed, format: cfg.format(), noun: cfg.Source.noun(), ctr: ctr, stop: &r.stop},
+		forwarder: forwarder{format: cfg.format(), route: tokens.NewRouter(cfg.Route, cfg.RouteSeed, cfg.Pipes), wfds: r.wfds, noun: cfg.Source.noun()},
 		rfds:      r.rfds[lo:hi], timeout: cfg.WaitTimeout,
-		churn: cfg.Churn, churnRoute: tokens.NewRouter(RouteRandom, cfg.Seed^0xc4a2+uint64(k)*seedApart, hi-lo),
+		churn: cfg.Churn, churnRoute: tokens.NewRouter(RouteRandom, cfg.RouteSeed^0xc4a2+uint64(k)*seedApart, hi-lo),
 	}
 	rd.newHists(min(hi-lo, r.maxEvents(k)))
 	if cfg.Delay > 0 {
@@ -203,7 +203,7 @@ func (r *run) newWriter(w int) *tokens.Writer {
 		}
 	}
 	wr := &tokens.Writer{
-		WFDs: wfds, Route: tokens.NewRouter(cfg.Route, cfg.Seed+uint64(w)*seedApart, len(wfds)), InFlight: cfg.writerInFlight(w),
+		WFDs: wfds, Route: tokens.NewRouter(cfg.Route, cfg.RouteSeed+uint64(w)*seedApart, len(wfds)), InFlight: cfg.writerInFlight(w),
 		Credits: r.credits[w].r, Stop: &r.stop, Format: cfg.format(),
 	}
 	if cfg.Rate > 0 { // its schedule starts when the window opens
@@ -212,9 +212,10 @@ func (r *run) newWriter(w int) *tokens.Writer {
 	return wr
 }
 
-// window is what the window's start was: its time, the ctl count and CPU
-// clocks then, and the meters of the process's usage and the CPUs' halts.
-type window struct {
+// windowStart is what the window's start was: its time, the ctl count and
+// CPU clocks then, and the meters of the process's usage and the CPUs'
+// halts.
+type windowStart struct {
 	t0      time.Time
 	ctl0    uint64
 	clocks  cpuClocks
@@ -228,16 +229,16 @@ type window struct {
 // openWindow describes the setup, once, and calls OnSetup with it; then it
 // opens the window: the threads start, and a writer process is told to
 // start and watched for dying.
-func (r *run) openWindow(th *threads) window {
+func (r *run) openWindow(th *threads) windowStart {
 	// Which CPUs' idle states count is read before OnSetup, off the
 	// window (it allocates); their counts at its edges.
 	halts, machine := osthread.NewHaltMeter(), osthread.NewStatMeter()
 	r.obs.setup = r.describe(th)
-	if r.cfg.OnSetup != nil {
-		r.cfg.OnSetup(r.obs.setup)
+	if r.hooks.OnSetup != nil {
+		r.hooks.OnSetup(r.obs.setup)
 	}
 	clocks := newCPUClocks(r.obs.setup, r.plan.Writer == WriterThread)
-	w := window{clocks: clocks, process: osthread.StartUsage(unix.RUSAGE_SELF), kernel: r.startKernelThread(), halts: halts.Start(),
+	w := windowStart{clocks: clocks, process: osthread.StartUsage(unix.RUSAGE_SELF), kernel: r.startKernelThread(), halts: halts.Start(),
 		machine: machine.Start()}
 	// Setup's registrations are not part of the measured window.
 	w.ctl0 = r.ctlNow()
@@ -278,7 +279,7 @@ func (r *run) startSchedule(th *threads) {
 // closeWindow ends the window: the writers are told to stop at once, so
 // that they write nothing after it, the readers return, OnDone is called,
 // and the readers' final counts and distributions are kept.
-func (r *run) closeWindow(rds []*reader, th *threads, w window) {
+func (r *run) closeWindow(rds []*reader, th *threads, w windowStart) {
 	r.obs.stopped = tokens.Nanotime()
 	r.end()
 	for i, c := range r.credits {
@@ -296,8 +297,8 @@ func (r *run) closeWindow(rds []*reader, th *threads, w window) {
 		r.fail(err)
 	}
 	o.kernel = kt
-	if r.cfg.OnDone != nil {
-		r.cfg.OnDone()
+	if r.hooks.OnDone != nil {
+		r.hooks.OnDone()
 	}
 	o.perCall, o.latency = mergeHists(rds)
 	o.final = r.snapshot()
@@ -452,7 +453,7 @@ func (r *run) account() {
 
 // closeIntervals closes an interval at every boundary until the duration is over,
 // Stop is closed, the run stalls or fails.
-func (r *run) closeIntervals(w window, readDone <-chan struct{}) {
+func (r *run) closeIntervals(w windowStart, readDone <-chan struct{}) {
 	cfg := &r.cfg
 	t0, ctl0, clocks := w.t0, w.ctl0, w.clocks
 	var prev Counts
@@ -461,7 +462,7 @@ func (r *run) closeIntervals(w window, readDone <-chan struct{}) {
 	prevCPU := w.cpu0
 	last := t0
 	clock := lifecycle.Clock{Start: t0, Every: cfg.Interval, For: cfg.Duration, StallAfter: cfg.StallAfter}
-	end, idle := clock.Run(cfg.Stop, r.ending.Done(), readDone, func(k int, woke time.Time) (bool, bool) {
+	end, idle := clock.Run(r.hooks.Stop, r.ending.Done(), readDone, func(k int, woke time.Time) (bool, bool) {
 		r.freshen()
 		now := time.Now()
 		per := r.snapshot()
@@ -480,8 +481,8 @@ func (r *run) closeIntervals(w window, readDone <-chan struct{}) {
 		r.obs.reported = snap
 		r.obs.reported.Ctl -= ctl0
 		r.obs.intervals = append(r.obs.intervals, iv)
-		if cfg.OnInterval != nil {
-			cfg.OnInterval(iv)
+		if r.hooks.OnInterval != nil {
+			r.hooks.OnInterval(iv)
 		}
 		return iv.Events > 0, true
 	})

@@ -34,9 +34,9 @@ func writerProcessMain(ctl *child.Conn) error {
 	if err := ctl.Config(&s); err != nil {
 		return err
 	}
-	cfg := Config{Latency: s.Latency, Source: s.Source}
-	w := tokens.Writer{WFDs: make([]int32, s.Pipes), Route: tokens.NewRouter(s.Route, s.Seed, s.Pipes), InFlight: s.InFlight,
-		Credits: -1, Alone: true, Format: cfg.format()}
+	load := Workload{Latency: s.Latency, Source: s.Source}
+	w := tokens.Writer{WFDs: make([]int32, s.Pipes), Route: tokens.NewRouter(s.Route, s.RouteSeed, s.Pipes), InFlight: s.InFlight,
+		Credits: -1, Alone: true, Format: load.format()}
 	if s.CPU >= 0 {
 		if _, err := osthread.Pin(s.CPU); err != nil { // the process ends with its writer
 			return fmt.Errorf("writer process: %w", err)

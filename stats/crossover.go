@@ -196,3 +196,17 @@ func crossing(rs []logRatio, j, k int) Crossing {
 	}
 	return c
 }
+
+// Ratio is B/A at p alone: the geometric mean of its paired ratios and
+// its interval at the level of a crossing's ends (the t interval of
+// Crossings), as a crossing's Before and After give it at theirs; false
+// when p has no valid pair. It tells the order of two curves at an x
+// where they do not cross (Holds1: not known).
+func (p PairPoint) Ratio() (RatioAt, bool) {
+	rs := logRatios([]PairPoint{p})
+	if len(rs) == 0 {
+		return RatioAt{}, false
+	}
+	r := rs[0]
+	return RatioAt{X: r.x, Ratio: math.Exp(r.mean), Lo: math.Exp(r.mean - r.half), Hi: math.Exp(r.mean + r.half), N: r.n}, true
+}

@@ -207,3 +207,31 @@ func TestCrossingsCoverage(t *testing.T) {
 		t.Errorf("the interval held the crossing in %.3f of resolved trials, want at least 0.95", cover)
 	}
 }
+
+// TestPairPointRatio: a point's ratio is the geometric mean of its
+// paired ratios with the t interval of the mean log ratio at 97.5%; it
+// agrees with the ratio a crossing gives at its ends.
+func TestPairPointRatio(t *testing.T) {
+	// Log ratios 0 and log 4: mean log 2, standard error log 2, and t at
+	// 0.9875 with 1 degree of freedom is 25.4517 (tables).
+	p := PairPoint{X: 3, A: []float64{10, 10, 5}, B: []float64{10, 40}}
+	r, ok := p.Ratio()
+	half := 25.451699579357 * math.Log(2)
+	if !ok || r.X != 3 || r.N != 2 || !close(r.Ratio, 2) || !near(math.Log(r.Lo), math.Log(2)-half, 1e-6) ||
+		!near(math.Log(r.Hi), math.Log(2)+half, 1e-6) {
+		t.Errorf("ratio %+v, %v: want 2 over 2 pairs, log interval log 2 ± %.6f", r, ok, half)
+	}
+	if !r.Holds1() {
+		t.Errorf("ratio %+v: two pairs this far apart leave the order unknown", r)
+	}
+	if _, ok := (PairPoint{X: 3, A: []float64{0}, B: []float64{1}}).Ratio(); ok {
+		t.Error("a point with no valid pair has a ratio")
+	}
+	pts := pairCurves([]float64{10, 100}, func(x float64) float64 { return math.Log(x / 30) }, reps...)
+	c := Crossings(pts)
+	before, _ := pts[0].Ratio()
+	after, _ := pts[1].Ratio()
+	if len(c) != 1 || !close(c[0].Before.Lo, before.Lo) || !close(c[0].After.Hi, after.Hi) {
+		t.Errorf("crossing %+v, ratios %+v and %+v: want the same ends", c, before, after)
+	}
+}

@@ -120,7 +120,7 @@ func noEpollWait(release string) error {
 
 // checkEpollWait refuses, before any work, uring-epoll named name on a
 // kernel without IORING_OP_EPOLL_WAIT (part of Factory.Check).
-func checkEpollWait(name string) error {
+func checkEpollWait(name string, n pipebench.Names) error {
 	lacks := kernelFact("epoll wait", func(r *ring) error {
 		if ok, err := r.supports(opEpollWait); err == nil && !ok {
 			return errors.ErrUnsupported
@@ -130,19 +130,18 @@ func checkEpollWait(name string) error {
 	if lacks == nil {
 		return nil
 	}
-	return pipebench.NewConfigError(pipebench.Setting("Backend", name),
-		pipebench.Text(": IORING_OP_EPOLL_WAIT needs Linux %s; this kernel (%s) lacks it: ", epollWaitKernel, kernelRelease()),
-		pipebench.Setting("Backend", "epoll"), pipebench.Text(" makes the epoll_wait it stands for"))
+	return n.Errorf("%s: IORING_OP_EPOLL_WAIT needs Linux %s; this kernel (%s) lacks it: %s makes the epoll_wait it stands for",
+		pipebench.Set("Backend", name), epollWaitKernel, kernelRelease(), pipebench.Set("Backend", "epoll"))
 }
 
 // epollChecker is the Check of uring-epoll named name with settings s.
-func epollChecker(name string, s Settings) func(*pipebench.Config) error {
+func epollChecker(name string, s Settings) func(*pipebench.Config, pipebench.Names) error {
 	check := checker("uring-epoll", epollSettings, name, s, false)
-	return func(c *pipebench.Config) error {
-		if err := checkEpollWait(name); err != nil {
+	return func(c *pipebench.Config, n pipebench.Names) error {
+		if err := checkEpollWait(name, n); err != nil {
 			return err
 		}
-		return check(c)
+		return check(c, n)
 	}
 }
 

@@ -142,7 +142,7 @@ func TestEpollWaitRefused(t *testing.T) {
 	}
 	probed.Clear()
 	for _, f := range []*pipebench.Factory{&EpollFactory, lookup(t, "uring-epoll-notaskrunflag")} {
-		cerr := f.Check(&pipebench.Config{})
+		cerr := f.Check(&pipebench.Config{}, flags)
 		msg := checkRefusal(t, cerr, "Backend")
 		for _, w := range []string{"-b " + f.Name + ": ", "IORING_OP_EPOLL_WAIT", "Linux 6.15", kernelRelease(), "-b epoll"} {
 			if !strings.Contains(msg, w) {

@@ -114,12 +114,12 @@ var EpollFactory = pipebench.Factory{
 
 // checker is the Check of a factory with settings s: it refuses, before
 // any pipe is made, a setting the kernel lacks, and a minimum wait.
-func checker(baseName string, applies Settings, name string, s Settings, sqpoll bool) func(*pipebench.Config) error {
-	return func(c *pipebench.Config) error {
-		if err := checkSettings(name, s, sqpoll, baseName, applies); err != nil {
+func checker(baseName string, applies Settings, name string, s Settings, sqpoll bool) func(*pipebench.Config, pipebench.Names) error {
+	return func(c *pipebench.Config, n pipebench.Names) error {
+		if err := checkSettings(name, s, sqpoll, baseName, applies, n); err != nil {
 			return err
 		}
-		return checkMinWait(c, name)
+		return checkMinWait(c, name, n)
 	}
 }
 

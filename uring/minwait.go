@@ -53,7 +53,7 @@ func noMinWait(release string) error {
 // checkMinWait refuses, before any work, a minimum wait this kernel lacks
 // (part of Factory.Check): one line naming -minwait, the backend and the
 // release that added it.
-func checkMinWait(c *pipebench.Config, name string) error {
+func checkMinWait(c *pipebench.Config, name string, n pipebench.Names) error {
 	if c.MinWait == 0 {
 		return nil
 	}
@@ -66,9 +66,8 @@ func checkMinWait(c *pipebench.Config, name string) error {
 	if lacks == nil {
 		return nil
 	}
-	return pipebench.NewConfigError(pipebench.Setting("MinWait", c.MinWait), pipebench.Text(" with "), pipebench.Setting("Backend", name),
-		pipebench.Text(": io_uring's minimum wait (IORING_FEAT_MIN_TIMEOUT) needs Linux %s; this kernel (%s) lacks it: use ", minWaitKernel, kernelRelease()),
-		pipebench.Field("Delay"), pipebench.Text(", a sleep before each readiness call"))
+	return n.Errorf("%s with %s: io_uring's minimum wait (IORING_FEAT_MIN_TIMEOUT) needs Linux %s; this kernel (%s) lacks it: use %s, a sleep before each readiness call",
+		pipebench.Set("MinWait", c.MinWait), pipebench.Set("Backend", name), minWaitKernel, kernelRelease(), pipebench.Field("Delay"))
 }
 
 // openMinWait refuses, in Open, a minimum wait ring r's kernel lacks.

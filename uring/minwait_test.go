@@ -140,10 +140,14 @@ func TestMinWaitRuns(t *testing.T) {
 			{"Delay", func(c *pipebench.Config) { c.Delay = d }},
 		} {
 			t.Run(f.Name+"/"+c.name, func(t *testing.T) {
-				cfg := pipebench.Config{Pipes: 50, InFlight: 1, Backend: &f, Writer: pipebench.WriterThread,
-					Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond}
+				cfg := pipebench.Config{
+					Workload:  pipebench.Workload{Pipes: 50, InFlight: 1},
+					Readiness: pipebench.Readiness{Backend: &f},
+					Threads:   pipebench.Threads{Writer: pipebench.WriterThread},
+					Window:    pipebench.Window{Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond},
+				}
 				c.set(&cfg)
-				res, err := pipebench.Run(cfg)
+				res, err := pipebench.Run(cfg, pipebench.Observers{})
 				pipebenchtest.SkipIfRefused(t, err)
 				if err != nil {
 					t.Fatal(err)
@@ -180,10 +184,10 @@ func TestMinWaitRefused(t *testing.T) {
 	}
 	probed.Clear()
 	for _, f := range minWaiters {
-		if err := f.Check(&pipebench.Config{}); err != nil {
+		if err := f.Check(&pipebench.Config{}, flags); err != nil {
 			t.Errorf("%s without a minimum wait: %v", f.Name, err)
 		}
-		msg := checkRefusal(t, f.Check(&pipebench.Config{MinWait: time.Millisecond}), "MinWait", "Backend", "Delay")
+		msg := checkRefusal(t, f.Check(&pipebench.Config{Readiness: pipebench.Readiness{MinWait: time.Millisecond}}, flags), "MinWait", "Backend", "Delay")
 		for _, w := range []string{"-minwait 1ms with -b " + f.Name + ": ", "IORING_FEAT_MIN_TIMEOUT", "Linux 6.12", "use -delay"} {
 			if !strings.Contains(msg, w) {
 				t.Errorf("%q does not say %q", msg, w)

@@ -61,24 +61,27 @@ func openRefused(t *testing.T, f *pipebench.Factory, o pipebench.Options, releas
 	t.Errorf("%s: Open gave %v, want an errors.ErrUnsupported naming %s", f.Name, err, release)
 }
 
-// checkRefusal requires err to be a ConfigError naming the fields want, in
-// order, and returns its one line as the command writes it.
+// flags name the settings a Check refuses as the command does.
+func flags(field, value string) string {
+	flag := map[string]string{"Backend": "-b", "MinWait": "-minwait", "Delay": "-delay"}[field]
+	if value == "" {
+		return flag
+	}
+	return flag + " " + value
+}
+
+// checkRefusal requires err, of a Check given flags, to be a ConfigError
+// naming the fields want, in order, and returns its one line.
 func checkRefusal(t *testing.T, err error, want ...string) string {
 	t.Helper()
 	var ce *pipebench.ConfigError
 	if !errors.As(err, &ce) {
 		t.Fatalf("Check gave %v, want a ConfigError", err)
 	}
-	if got := ce.Fields(); strings.Join(got, ",") != strings.Join(want, ",") {
+	if got := ce.Fields; strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("the error names %v, want %v", got, want)
 	}
-	msg := pipebench.RenderError(err, func(field, value string) string {
-		flag := map[string]string{"Backend": "-b", "MinWait": "-minwait", "Delay": "-delay"}[field]
-		if value == "" {
-			return flag
-		}
-		return flag + " " + value
-	})
+	msg := err.Error()
 	if strings.Contains(msg, "\n") {
 		t.Errorf("%q: more than one line", msg)
 	}

@@ -16,8 +16,12 @@ import (
 // self, skipping where the kernel refuses it.
 func runRW(t *testing.T, f pipebench.Factory, inFlight int) *pipebench.Result {
 	t.Helper()
-	res, err := pipebench.Run(pipebench.Config{Pipes: 50, InFlight: inFlight, Backend: &f, Writer: pipebench.WriterSelf,
-		Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond})
+	res, err := pipebench.Run(pipebench.Config{
+		Workload:  pipebench.Workload{Pipes: 50, InFlight: inFlight},
+		Readiness: pipebench.Readiness{Backend: &f},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterSelf},
+		Window:    pipebench.Window{Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond},
+	}, pipebench.Observers{})
 	pipebenchtest.SkipIfRefused(t, err)
 	if err != nil {
 		t.Fatal(err)
@@ -83,12 +87,17 @@ func TestSQPollThread(t *testing.T) {
 func TestRWStopTheWorld(t *testing.T) {
 	for _, f := range RWFactories {
 		t.Run(f.Name, func(t *testing.T) {
-			cfg := pipebench.Config{Pipes: 20, InFlight: 1, Backend: &f, Writer: pipebench.WriterThread,
-				Duration: 500 * time.Millisecond, Interval: 100 * time.Millisecond, WaitTimeout: 2 * time.Second}
+			cfg := pipebench.Config{
+				Workload:  pipebench.Workload{Pipes: 20, InFlight: 1},
+				Readiness: pipebench.Readiness{Backend: &f},
+				Threads:   pipebench.Threads{Writer: pipebench.WriterThread},
+				Window:    pipebench.Window{Duration: 500 * time.Millisecond, Interval: 100 * time.Millisecond, WaitTimeout: 2 * time.Second},
+			}
 			quit := make(chan struct{})
 			var wg sync.WaitGroup
 			var cycles atomic.Int64
-			cfg.OnSetup = func(pipebench.Setup) {
+			var obs pipebench.Observers
+			obs.OnSetup = func(pipebench.Setup) {
 				wg.Go(func() {
 					tick := time.NewTicker(2 * time.Millisecond)
 					defer tick.Stop()
@@ -103,7 +112,7 @@ func TestRWStopTheWorld(t *testing.T) {
 					}
 				})
 			}
-			res, err := pipebench.Run(cfg)
+			res, err := pipebench.Run(cfg, obs)
 			close(quit)
 			wg.Wait()
 			pipebenchtest.SkipIfRefused(t, err)
@@ -136,8 +145,11 @@ func TestRWDriveAllocatesNothing(t *testing.T) {
 		t.Run(f.Name, func(t *testing.T) {
 			var m0, m1 runtime.MemStats
 			res, err := pipebench.Run(pipebench.Config{
-				Pipes: 20, InFlight: 4, Backend: &f, Writer: pipebench.WriterSelf,
-				Duration: 500 * time.Millisecond, Interval: 250 * time.Millisecond,
+				Workload:  pipebench.Workload{Pipes: 20, InFlight: 4},
+				Readiness: pipebench.Readiness{Backend: &f},
+				Threads:   pipebench.Threads{Writer: pipebench.WriterSelf},
+				Window:    pipebench.Window{Duration: 500 * time.Millisecond, Interval: 250 * time.Millisecond},
+			}, pipebench.Observers{
 				OnSetup: func(pipebench.Setup) { runtime.ReadMemStats(&m0) },
 				OnDone:  func() { runtime.ReadMemStats(&m1) },
 			})

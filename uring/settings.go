@@ -224,9 +224,8 @@ func (e *errKernel) Unwrap() []error { return []error{e.err, errors.ErrUnsupport
 
 // refusal is the one line with which a variant refuses a setting the
 // kernel lacks, naming the variant without it.
-func refusal(name string, k *errKernel, baseName string, applies, on Settings) *pipebench.ConfigError {
-	return pipebench.NewConfigError(pipebench.Setting("Backend", name), pipebench.Text(": %v: use ", k),
-		pipebench.Setting("Backend", variantName(baseName, applies, on&^k.s.bit)))
+func refusal(name string, k *errKernel, baseName string, applies, on Settings, n pipebench.Names) *pipebench.ConfigError {
+	return n.Errorf("%s: %v: use %s", pipebench.Set("Backend", name), k, pipebench.Set("Backend", variantName(baseName, applies, on&^k.s.bit)))
 }
 
 // variantName is the name of base with settings on, of those that apply.
@@ -278,11 +277,11 @@ func probeRing(check func(*ring) error) error {
 // checkSettings refuses, before any pipe is made, a setting this kernel
 // lacks (Factory.Check). A kernel or a filter that refuses io_uring
 // altogether is left for Open to explain.
-func checkSettings(name string, s Settings, sqpoll bool, baseName string, applies Settings) error {
+func checkSettings(name string, s Settings, sqpoll bool, baseName string, applies Settings, n pipebench.Names) error {
 	err := cached(probeKey{s, sqpoll}, func() error { return probeSettings(s, sqpoll) })
 	var k *errKernel
 	if errors.As(err, &k) {
-		return refusal(name, k, baseName, applies, s)
+		return refusal(name, k, baseName, applies, s, n)
 	}
 	return nil
 }

@@ -170,15 +170,15 @@ func TestRefuseSettings(t *testing.T) {
 		}
 		f := lookup(t, c.name)
 		probed.Clear()
-		cerr := f.Check(&pipebench.Config{})
+		cerr := f.Check(&pipebench.Config{}, flags)
 		var ce *pipebench.ConfigError
 		if !errors.As(cerr, &ce) {
 			t.Fatalf("%s: Check gave %v, want a ConfigError", c.name, cerr)
 		}
-		if fields := ce.Fields(); len(fields) != 1 || fields[0] != "Backend" {
+		if fields := ce.Fields; len(fields) != 1 || fields[0] != "Backend" {
 			t.Errorf("%s: the error names %v, want Backend alone", c.name, fields)
 		}
-		msg := pipebench.RenderError(cerr, func(field, value string) string { return "-b " + value })
+		msg := cerr.Error()
 		if strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "-b "+c.name+": ") {
 			t.Errorf("%s: %q: want one line starting with the flag and the backend", c.name, msg)
 		}

@@ -98,29 +98,15 @@ func checkBackend(s string) error {
 	return err
 }
 
-// config turns the parsed flags into a run configuration, checked by the
-// library (Config.Validate owns every rule of a run); errors name the
-// flags.
+// config turns the parsed flags into a run configuration, unchecked:
+// pipebench.Prepare checks it, naming the flags (names). The one error it
+// finds is of the flags themselves (-f with -b).
 func (rf *runFlags) config(set map[string]bool) (pipebench.Config, error) {
-	c, err := rf.build(set)
-	if err != nil {
-		return c, err
-	}
-	if err := c.Validate(); err != nil {
-		return c, rf.err(err)
-	}
-	return c, nil
-}
-
-// build turns the parsed flags into a run configuration, unchecked; the
-// one error it finds is of the flags themselves (-f with -b).
-func (rf *runFlags) build(set map[string]bool) (pipebench.Config, error) {
 	c := pipebench.Config{
-		Pipes: rf.pipes, InFlight: rf.inFlight, Seed: rf.seed,
-		Duration: rf.duration, Interval: rf.interval, Latency: rf.latency,
-		Churn: rf.churn, Delay: rf.delay, MinWait: rf.minWait, CPUs: rf.cpus, Spread: rf.cpuSpread,
-		Readers: rf.readers, Writers: rf.writers, MaxEvents: rf.maxEvents, Nest: rf.nest, Share: rf.share,
-		Rate: rf.rate,
+		Workload:  pipebench.Workload{Pipes: rf.pipes, InFlight: rf.inFlight, RouteSeed: rf.seed, Latency: rf.latency, Rate: rf.rate},
+		Readiness: pipebench.Readiness{Churn: rf.churn, Delay: rf.delay, MinWait: rf.minWait, MaxEvents: rf.maxEvents, Nest: rf.nest, Share: rf.share},
+		Threads:   pipebench.Threads{CPUs: rf.cpus, Spread: rf.cpuSpread, Readers: rf.readers, Writers: rf.writers},
+		Window:    pipebench.Window{Duration: rf.duration, Interval: rf.interval, Warmup: rf.warmup},
 	}
 	if rf.rate > 0 && !set["l"] {
 		c.InFlight = 0 // -rate is open loop: no tokens in flight unless -l says otherwise
@@ -137,6 +123,9 @@ func (rf *runFlags) build(set map[string]bool) (pipebench.Config, error) {
 	c.Backend, _ = findBackend(rf.backend)
 	return c, nil
 }
+
+// names are the run's settings as the flags that set them (flagNames).
+func (rf *runFlags) names() pipebench.Names { return flagNames(rf.bypass) }
 
 // command is the whole program as a function of its arguments and outputs,
 // so that tests can run it. stop, when closed, ends a run early.
@@ -179,27 +168,19 @@ func (of *outputFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&of.verbose, "v", false, verboseUsage)
 }
 
-// check refuses output settings that cannot work, before any file is made.
-func (of *outputFlags) check(pf *profileFlags, cfg pipebench.Config, warmup int) error {
-	if of.out != "" {
-		for _, p := range pf.files() {
-			if p.path == of.out {
-				return fmt.Errorf("-o and -%s name the same file %s: want two files", p.flag, of.out)
-			}
-		}
-		if err := checkWritable(of.out); err != nil {
-			return fmt.Errorf("-o %s: cannot write there: %w", of.out, err)
+// check refuses output settings that cannot work, before any file is made:
+// the command's own (the run's are pipebench.Prepare's).
+func (of *outputFlags) check(pf *profileFlags) error {
+	if of.out == "" {
+		return nil
+	}
+	for _, p := range pf.files() {
+		if p.path == of.out {
+			return fmt.Errorf("-o and -%s name the same file %s: want two files", p.flag, of.out)
 		}
 	}
-	if cfg.Duration > 0 && warmup > 0 {
-		if full := int(cfg.Duration / cfg.Interval); warmup >= full {
-			fix := fmt.Sprintf("-warmup %d or less", full-1)
-			if full == 1 {
-				fix = "-warmup 0"
-			}
-			return fmt.Errorf("-warmup %d would leave none of the %d intervals of -d %v -i %v to summarise: use %s, or a longer -d",
-				warmup, full, cfg.Duration, cfg.Interval, fix)
-		}
+	if err := checkWritable(of.out); err != nil {
+		return fmt.Errorf("-o %s: cannot write there: %w", of.out, err)
 	}
 	return nil
 }
@@ -250,24 +231,26 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 	if err != nil {
 		return usageError(stderr, err)
 	}
+	// The command's own rules first: its files, -count and the profiles.
 	if cfg.Duration == 0 && of.count > 1 {
 		return usageError(stderr, fmt.Errorf("-count %d needs a duration: -d 0 runs until interrupted", of.count))
 	}
 	if err := pf.check(of.count); err != nil {
 		return usageError(stderr, err)
 	}
-	if err := of.check(&pf, cfg, rf.warmup); err != nil {
+	if err := of.check(&pf); err != nil {
 		return usageError(stderr, err)
 	}
-	// Everything that can refuse the run does so before the output file is
-	// created (and an earlier result in it truncated): the descriptor plan
-	// counts that file's descriptor too.
+	// Then every rule of the run, once, before the output file is created
+	// (and an earlier result in it truncated): the descriptor plan counts
+	// that file's descriptor too.
 	extra := 0
 	if of.out != "" {
 		extra = 1
 	}
-	if err := pipebench.Check(cfg, extra); err != nil {
-		return usageError(stderr, rf.err(err))
+	prepared, err := pipebench.Prepare(cfg, extra, rf.names())
+	if err != nil {
+		return usageError(stderr, err)
 	}
 	out, closeOut, err := of.open(stdout)
 	if err != nil {
@@ -280,7 +263,7 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 		tables = stderr
 	}
 	prof := pf.profiler()
-	code := runAll(recordOf("run", fs, args), cfg, &rf, of.count, out, stderr, stop, prof)
+	code := runAll(recordOf("run", fs, args), prepared, of.count, out, stderr, stop, prof)
 	code = max(code, finishProfiles(prof, tables, stderr))
 	if err := closeOut(); err != nil && code == exitOK {
 		fmt.Fprintf(stderr, "pipebench: -o %s: %v\n", of.out, err)
@@ -289,10 +272,12 @@ func runCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) i
 	return code
 }
 
-// runAll runs cfg, made from rf, count times and reports through out, in
-// the document rec begins.
-func runAll(rec record.Head, cfg pipebench.Config, rf *runFlags, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}, prof *profile.Profiler) int {
-	doc := &report.Doc{Head: rec, Config: report.NewConfig(&cfg, count, rf.warmup)}
+// runAll runs p count times and reports through out, in the document rec
+// begins. What fails now is a run, never its configuration, which Prepare
+// has checked.
+func runAll(rec record.Head, p *pipebench.Prepared, count int, out report.Writer, stderr io.Writer, stop <-chan struct{}, prof *profile.Profiler) int {
+	cfg := p.Config()
+	doc := &report.Doc{Head: rec, Config: report.NewConfig(&cfg, count)}
 	var outErr error
 	keep := func(err error) {
 		if outErr == nil && err != nil {
@@ -300,18 +285,14 @@ func runAll(rec record.Head, cfg pipebench.Config, rf *runFlags, count int, out 
 		}
 	}
 	keep(out.Start(doc))
-	cfg.Stop = stop
 	code := exitOK
 	for run := 1; run <= count; run++ {
-		cfg.OnSetup = func(s pipebench.Setup) { keep(out.Setup(run, s)) }
-		cfg.OnInterval = func(iv pipebench.Interval) { keep(out.Interval(run, iv)) }
-		report.HookProfiler(prof, &cfg)
-		res, err := pipebench.Run(cfg)
-		var limitErr *pipebench.LimitError
-		var cfgErr *pipebench.ConfigError
-		if errors.As(err, &limitErr) || errors.As(err, &cfgErr) {
-			return usageError(stderr, rf.err(err))
+		obs := pipebench.Observers{
+			Stop:       stop,
+			OnSetup:    func(s pipebench.Setup) { keep(out.Setup(run, s)) },
+			OnInterval: func(iv pipebench.Interval) { keep(out.Interval(run, iv)) },
 		}
+		res, err := p.Run(report.HookProfiler(prof, cfg, obs))
 		r := doc.AddRun(res, err)
 		keep(out.RunDone(r))
 		if _, bench := out.(*report.Bench); bench && r.LeftOut != "" {

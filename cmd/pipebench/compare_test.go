@@ -258,6 +258,7 @@ func TestRecordHoldsEveryFlag(t *testing.T) {
 		{"sweep", []string{"-b", "epoll", "-n", "5", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-nest", "1", "-cpu", "0",
 			"-plot", filepath.Join(dir, "s.svg"), "-ref", "../../testdata/pipetest-2002.csv"}},
 		{"sweep", []string{"-b", "epoll", "-n", "6", "-l", "2", "-writer", "thread", "-readers", "2", "-share", "-d", "100ms", "-i", "50ms", "-warmup", "0"}},
+		{"sweep", []string{"-b", "epoll", "-n", "5", "-rate", "20%,50%", "-d", "100ms", "-i", "50ms", "-warmup", "0"}},
 		// io_uring's minimum wait: where io_uring or the feature is
 		// refused, the case is skipped, saying why.
 		{"", []string{"-b", "uring-epoll", "-n", "5", "-l", "2", "-writer", "self", "-minwait", "50µs", "-d", "100ms", "-i", "50ms", "-warmup", "0", "-format", "json"}},
@@ -372,6 +373,8 @@ func TestCompareSittingsGolden(t *testing.T) {
 		{"sittings-aa.text", "compare sit-a1.json sit-a2.json vs sit-a3.json sit-a4.json"},
 		{"sittings.markdown", "compare -format markdown sit-a1.json sit-a2.json vs sit-b1.json sit-b2.json"},
 		{"sittings-one-side.text", "compare sit-a1.json vs sit-b1.json sit-b2.json"},
+		// Sweeps whose curves cross at known pipe counts (TestCrossRecords).
+		{"cross.text", "compare cross-a.json cross-b.json"},
 	} {
 		var stdout string
 		t.Run(c.name, func(t *testing.T) {

@@ -23,9 +23,8 @@ var notConfig = map[string]map[string]string{
 		"format":     "output format",
 		"o":          "output file",
 		"count":      "repetitions: each runs the same Config on fresh pipes (the record's config block holds count)",
-		"warmup":     "intervals the summary leaves out; the run measures them all (the record's config block holds warmup_intervals)",
-		"cpuprofile": "profile file (report.HookProfiler sets Config.OnSetup and OnDone)",
-		"kprofile":   "profile file (report.HookProfiler sets Config.OnSetup and OnDone)",
+		"cpuprofile": "profile file (report.HookProfiler composes the run's Observers)",
+		"kprofile":   "profile file (report.HookProfiler composes the run's Observers)",
 		"perfdata":   "perf's own file of -kprofile",
 		"v":          "what the text output shows; the record holds every figure",
 	},
@@ -44,7 +43,6 @@ var notConfig = map[string]map[string]string{
 		"format":    "output format",
 		"o":         "output file",
 		"count":     "rounds: every point once a round",
-		"warmup":    "intervals the summary leaves out",
 		"pipes-per": "what -n counts: the points' Pipes are made from it and -readers or -writers",
 		"plot":      "output file",
 		"ratios":    "columns of the table",
@@ -91,14 +89,12 @@ func TestEveryFlagIsAConfigField(t *testing.T) {
 // Every configuration the command refuses, the library refuses too: a rule
 // enforced only by the command fails here. Each refused command line of a
 // run, a herd or a timeout (badInputs) is parsed as the command parses it,
-// and its configuration given to the library: pipebench.Config's Validate
-// and Check, herd.Run and timeout.Run (with Stop closed, so that one the
-// library accepted would end at once). Left to the command are the flags
-// themselves (a bad value, an unknown flag, a stray argument, -f with -b)
-// and the flags of notConfig, which are no part of a configuration.
+// and its configuration given to the library's one rule book:
+// pipebench.Prepare, herd.Prepare and timeout.Prepare. Left to the command
+// are the flags themselves (a bad value, an unknown flag, a stray argument,
+// -f with -b) and the flags of notConfig, which are no part of a
+// configuration.
 func TestLibraryRefusesWhatTheCommandRefuses(t *testing.T) {
-	stopped := make(chan struct{})
-	close(stopped)
 	refused := func(err error) bool {
 		var ce *pipebench.ConfigError
 		var le *pipebench.LimitError
@@ -115,14 +111,12 @@ func TestLibraryRefusesWhatTheCommandRefuses(t *testing.T) {
 			}
 			set := map[string]bool{}
 			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-			cfg, err := rf.build(set)
+			cfg, err := rf.config(set)
 			if err != nil {
 				return nil, false // -f with -b
 			}
-			if err := cfg.Validate(); err != nil {
-				return err, true
-			}
-			return pipebench.Check(cfg, 0), true
+			_, err = pipebench.Prepare(cfg, 0, nil)
+			return err, true
 		},
 		"herd": func(fs *flag.FlagSet, args []string) (error, bool) {
 			var hf herdFlags
@@ -130,7 +124,7 @@ func TestLibraryRefusesWhatTheCommandRefuses(t *testing.T) {
 			if fs.Parse(args) != nil || fs.NArg() > 0 {
 				return nil, false
 			}
-			_, err := herd.Run(hf.config(stopped))
+			_, err := herd.Prepare(hf.config(), nil)
 			return err, true
 		},
 		"timeout": func(fs *flag.FlagSet, args []string) (error, bool) {
@@ -140,8 +134,7 @@ func TestLibraryRefusesWhatTheCommandRefuses(t *testing.T) {
 			if fs.Parse(args) != nil || fs.NArg() > 0 {
 				return nil, false
 			}
-			cfg.Stop = stopped
-			_, err := timeout.Run(cfg)
+			_, err := timeout.Prepare(cfg, nil)
 			return err, true
 		},
 	}
@@ -153,7 +146,7 @@ func TestLibraryRefusesWhatTheCommandRefuses(t *testing.T) {
 			sub, args = args[0], args[1:]
 		}
 		lib, ok := library[sub]
-		if !ok || notConfigFlag(sub, args) || c.name == "warmup-all" { // warmup-all: -d 1s refused for the default -warmup 1
+		if !ok || notConfigFlag(sub, args) {
 			continue
 		}
 		fs := flag.NewFlagSet(sub, flag.ContinueOnError)

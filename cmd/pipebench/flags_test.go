@@ -91,20 +91,23 @@ func TestFlagNames(t *testing.T) {
 			t.Errorf("%s is a field of no Config the command fills", field)
 		}
 	}
-	err := pipebench.NewConfigError(pipebench.Setting("Churn", 11), pipebench.Text(": want 0 to "), pipebench.Field("Pipes"), pipebench.Text(" (%d)", 10))
-	if got, want := flagErr(fmt.Errorf("sweep: %w", err), false).Error(), "sweep: -churn 11: want 0 to -n (10)"; got != want {
-		t.Errorf("rendered %q, want %q", got, want)
+	set, field := pipebench.Set, pipebench.Field
+	churn := func(n pipebench.Names) error {
+		return n.Errorf("%s: want 0 to %s (%d)", set("Churn", 11), field("Pipes"), 10)
 	}
-	if got, want := err.Error(), "Churn 11: want 0 to Pipes (10)"; got != want {
+	if got, want := fmt.Sprintf("sweep: %v", churn(flagNames(false))), "sweep: -churn 11: want 0 to -n (10)"; got != want {
+		t.Errorf("written %q, want %q", got, want)
+	}
+	if got, want := churn(nil).Error(), "Churn 11: want 0 to Pipes (10)"; got != want {
 		t.Errorf("the library's own message %q, want %q", got, want)
 	}
-	bypass := pipebench.NewConfigError(pipebench.Setting("Backend", pipebench.Bypass.Name), pipebench.Text(" with "), pipebench.Setting("Writer", "thread"))
 	for _, c := range []struct {
 		f    bool
 		want string
 	}{{true, "-f with -writer thread"}, {false, "-b bypass with -writer thread"}} {
-		if got := flagErr(bypass, c.f).Error(); got != c.want {
-			t.Errorf("-f given %v: rendered %q, want %q", c.f, got, c.want)
+		err := flagNames(c.f).Errorf("%s with %s", set("Backend", pipebench.Bypass.Name), set("Writer", "thread"))
+		if got := err.Error(); got != c.want {
+			t.Errorf("-f given %v: written %q, want %q", c.f, got, c.want)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -69,10 +68,10 @@ func exclusiveSettings(s string) ([]bool, error) {
 }
 
 // config is the herd's configuration of the parsed flags, unchecked:
-// herd.Run checks it (Config.Validate owns every rule of a herd).
-func (hf *herdFlags) config(stop <-chan struct{}) herd.Config {
-	cfg := herd.Config{Waiters: hf.waiters, Pipes: hf.pipes, InFlight: hf.inFlight, Seed: hf.seed,
-		Rounds: hf.count, Duration: hf.duration, Interval: hf.interval, Stop: stop}
+// herd.Prepare checks it (the one rule book of a herd).
+func (hf *herdFlags) config() herd.Config {
+	cfg := herd.Config{Waiters: hf.waiters, Pipes: hf.pipes, InFlight: hf.inFlight, RouteSeed: hf.seed,
+		Rounds: hf.count, Duration: hf.duration, Interval: hf.interval}
 	cfg.Mode, _ = herd.ParseMode(hf.mode)
 	cfg.Exclusive, _ = exclusiveSettings(hf.exclusive)
 	return cfg
@@ -89,22 +88,22 @@ func herdCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) 
 		return usageError(stderr, fmt.Errorf("herd: %w", err))
 	}
 	rec := recordOf("herd", fs, args)
-	cfg := hf.config(stop)
+	cfg := hf.config()
+	prepared, err := herd.Prepare(cfg, flagNames(false))
+	if err != nil {
+		return usageError(stderr, fmt.Errorf("herd: %w", err))
+	}
+	obs := herd.Observers{Stop: stop}
 	switch {
 	case hf.out.format == "text":
 		progress := &herd.Progress{W: stdout, Config: cfg}
-		cfg.OnSetup, cfg.OnInterval = progress.Setup, progress.Interval
+		obs.OnSetup, obs.OnInterval = progress.Setup, progress.Interval
 	case hf.count > 1:
 		// Rounds take a while: say on stderr which one is running.
 		progress := &herd.Progress{W: stderr, Config: cfg}
-		cfg.OnSetup = progress.Setup
+		obs.OnSetup = progress.Setup
 	}
-	res, err := herd.Run(cfg)
-	var cfgErr *pipebench.ConfigError
-	var limErr *pipebench.LimitError
-	if errors.As(err, &cfgErr) || errors.As(err, &limErr) {
-		return usageError(stderr, fmt.Errorf("herd: %w", flagErr(err, false)))
-	}
+	res, err := prepared.Run(obs)
 	var doc record.Doc
 	if res != nil {
 		doc = herd.NewDoc(rec, cfg, hf.warmup, res)

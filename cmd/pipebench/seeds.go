@@ -56,7 +56,7 @@ func seedsCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 		plan = seeds.Quick
 	}
 	backends := map[string]*pipebench.Factory{}
-	for _, name := range []string{"poll", "epoll", "epoll-et"} {
+	for _, name := range []string{"poll", "epoll", "epoll-et", "uring"} {
 		b, err := findBackend(name)
 		if err != nil {
 			return usageError(stderr, fmt.Errorf("seeds: %w", err))
@@ -70,7 +70,7 @@ func seedsCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	}
 	progress := sweep.NewBar(stderr, "seeds", sweep.IsTerminal(stderr), seeds.Steps(plan)*count, plan.Run+500*time.Millisecond)
 	res, err := runSeeds(plan, seeds.Options{Backends: backends, Stop: stop, OnProgress: progress.Show, Run: runPoint,
-		Reason: func(err error) string { return flagErr(err, false).Error() }, Rounds: count})
+		Names: flagNames(false), Rounds: count})
 	progress.Close()
 	if res == nil {
 		fmt.Fprintf(stderr, "pipebench: seeds: %v\n", err)

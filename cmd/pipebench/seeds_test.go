@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -14,8 +15,8 @@ func fakeSeeds(t *testing.T, plan *seeds.Plan) {
 	old := runSeeds
 	runSeeds = func(p seeds.Plan, opt seeds.Options) (*seeds.Result, error) {
 		*plan = p
-		if opt.Backends["poll"] == nil || opt.Backends["epoll"] == nil || opt.Backends["epoll-et"] == nil || opt.OnProgress == nil {
-			t.Errorf("options %+v: want poll, epoll, epoll-et and a progress display", opt)
+		if opt.Backends["poll"] == nil || opt.Backends["epoll"] == nil || opt.Backends["epoll-et"] == nil || opt.Backends["uring"] == nil || opt.OnProgress == nil {
+			t.Errorf("options %+v: want poll, epoll, epoll-et, uring and a progress display", opt)
 		}
 		x := 1.5
 		return &seeds.Result{Plan: p, Rows: []seeds.Row{{Seed: "001", Claim: "batching pays", Unit: "ratio", TheirsFrom: "seed",
@@ -33,7 +34,7 @@ func TestSeedsCommand(t *testing.T) {
 	if code != exitOK || plan.Name != "quick" {
 		t.Fatalf("exit %d, plan %q: %s", code, plan.Name, stderr)
 	}
-	if !strings.Contains(stdout, "  1. batching pays: ratio\n") || !strings.Contains(stderr, "seeds: 2") {
+	if !strings.Contains(stdout, "  1. batching pays: ratio\n") || !strings.Contains(stderr, fmt.Sprintf("seeds: %d steps, the quick plan", seeds.Steps(seeds.Quick))) {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
 	code, stdout, _ = invoke(t, "seeds", "-format", "json")

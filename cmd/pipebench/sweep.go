@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/sweep"
@@ -39,6 +40,18 @@ or "not resolved". -refine 1.25 then adds points inside each crossing's
 bracket until its ends are within a factor 1.25 (at most 32 points, each run
 -count times).
 
+-rate LIST makes the sweep open loop: every point offers a fixed load, a writer
+sending tokens on a schedule (as the run's -rate), and the table has a row per
+backend and rate: tokens/s received, CPU per event, idle CPU, involuntary
+context switches per second, and with -latency the p99 from each token's
+scheduled send; ! marks a point past saturation. A rate is tokens per second
+(370000, 370k, 1.5M), or a share of saturation (50% or 0.5x; every item of one
+kind): each configuration's saturation is then measured first, by an unbounded
+writer (-l 0). The writer is thread unless -writer says (self cannot pace);
+-l other than 0, -refine, -ref, -ratios and -unit are refused. -plot draws
+latency (p50, p99, p99.9) and CPU per event against the offered load, each
+backend's saturation marked.
+
 `
 
 // Sweep defaults: three seconds a point, fifteen points. 9995 is the most
@@ -52,8 +65,9 @@ const (
 	sweepWriter   = "self"
 )
 
-// runPoint measures one point; tests replace it to make a run fail.
-var runPoint = pipebench.Run
+// runPoint measures one prepared point; tests replace it to make a run
+// fail.
+var runPoint = (*pipebench.Prepared).Run
 
 // sweepFlags are pipebench sweep's own flags; the run flags come from
 // runFlags.
@@ -68,6 +82,10 @@ type sweepFlags struct {
 	out              docOutput
 	count            int
 	refine           float64
+	// rates are -rate's list: tokens per second, or with ofSaturation
+	// shares of each configuration's saturation.
+	rates        []float64
+	ofSaturation bool
 }
 
 // refineBudget is the most points -refine adds, each run -count times: a
@@ -103,6 +121,7 @@ func (sf *sweepFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&sf.ref, "ref", "", "reference table (CSV, see testdata/README.md) drawn on the plot; every curve is then divided by its first point")
 	fs.Var(factorFlag{&sf.refine}, "refine", "add points inside each crossing's bracket until its ends are within this factor, such as 1.25")
 	fs.StringVar(&sf.ratios, "ratios", "", "ratio columns such as epoll/poll,epoll/select (default: the last backend over each other one)")
+	fs.Var(rateList{&sf.rates, &sf.ofSaturation}, "rate", "open loop: offered loads, comma-separated: tokens per second (370k, 1.5M) or shares of each configuration's saturation, measured first (10%,50%,90%,110% or 0.1x,0.5x)")
 }
 
 func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{}) int {
@@ -125,9 +144,12 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	}
 	rec := recordOf("sweep", fs, args)
 	sweep.WriteStart(stderr, len(p.jobs), sf.count, rf.duration)
+	if sf.ofSaturation {
+		fmt.Fprintf(stderr, "sweep: first the saturation of each of %d configurations (an unbounded writer, -l 0): the rates are shares of it\n", len(p.jobs)/len(sf.rates))
+	}
 	progress := sweep.NewBar(stderr, "sweep", sweep.IsTerminal(stderr), len(p.jobs)*sf.count, rf.duration+200*time.Millisecond)
 	opt := sweep.Options{Warmup: rf.warmup, Stop: stop, OnProgress: progress.Show, Run: runPoint,
-		Reason: func(err error) string { return rf.err(err).Error() }, Rounds: sf.count, ShuffleSeed: rf.seed,
+		Rounds: sf.count, ShuffleSeed: rf.seed,
 		Refine: sf.refine, RefineBudget: refineBudget, Job: p.job}
 	res, runErr := sweep.Run(p.grid, p.jobs, opt)
 	progress.Close()
@@ -143,7 +165,7 @@ func sweepCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{})
 	}
 	sweep.WriteInterrupted(stderr, res, points)
 	if runErr != nil {
-		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", rf.err(runErr))
+		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", runErr)
 		return exitFailed
 	}
 	return code
@@ -162,14 +184,26 @@ type sweepPlan struct {
 	job func(sweep.Key) (sweep.Job, error)
 }
 
-// plan checks the sweep's flags and makes the configuration of every point
-// from rf, before any run: an error names the flag.
+// plan checks the sweep's flags and prepares the run of every point from
+// rf (sweep.NewJob: every rule of a run, once), before any run: an error
+// names the flag. A point over the descriptor limit is a job to skip.
 func (sf *sweepFlags) plan(fs *flag.FlagSet, rf *runFlags) (*sweepPlan, error) {
 	if rf.duration == 0 {
 		return nil, fmt.Errorf("-d 0 runs until interrupted: a sweep needs a duration per point, such as -d 3s")
 	}
+	set := map[string]bool{"b": true}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if err := sf.checkRates(set); err != nil {
+		return nil, err
+	}
 	if err := sf.checkRefine(); err != nil {
 		return nil, err
+	}
+	if len(sf.rates) > 0 && !set["writer"] {
+		rf.writer = "thread" // the sweep's self cannot pace an open loop
+	}
+	if len(sf.rates) > 0 && !set["l"] {
+		sf.inFlight = []int{0} // open loop: no tokens in flight
 	}
 	p := &sweepPlan{ratios: sweep.DefaultRatios(sf.backends)}
 	if sf.ratios != "" {
@@ -194,9 +228,7 @@ func (sf *sweepFlags) plan(fs *flag.FlagSet, rf *runFlags) (*sweepPlan, error) {
 		return nil, fmt.Errorf("-plot: %w", err)
 	}
 	p.cleanup = cleanup
-	set := map[string]bool{"b": true}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	p.grid = sweep.Grid{Backends: sf.backends, Pipes: sf.pipes, InFlight: sf.inFlight}
+	p.grid = sweep.Grid{Backends: sf.backends, Pipes: sf.pipes, InFlight: sf.inFlight, Rates: sf.rates, OfSaturation: sf.ofSaturation}
 	if sf.pipesPer != "all" {
 		p.grid.PipesPer = sf.pipesPer
 	}
@@ -209,8 +241,17 @@ func (sf *sweepFlags) plan(fs *flag.FlagSet, rf *runFlags) (*sweepPlan, error) {
 	p.job = func(k sweep.Key) (sweep.Job, error) {
 		rf.backend, rf.pipes, rf.inFlight = k.Backend, k.Pipes, k.InFlight
 		rf.writers, rf.readers = max(k.Writers, 1), max(k.Readers, 1)
+		if k.Rate > 0 {
+			// A share of saturation is checked as a rate, and named as
+			// -rate gave it; the sweep sets the rate once the saturation
+			// is measured.
+			rf.rate = k.Rate
+		}
 		cfg, err := rf.config(set)
-		return sweep.Job{Key: k, Config: cfg}, err
+		if err != nil {
+			return sweep.Job{}, err
+		}
+		return sweep.NewJob(k, cfg, rf.pointNames(k))
 	}
 	for _, k := range p.grid.Keys() {
 		j, err := p.job(k)
@@ -237,6 +278,97 @@ func (sf *sweepFlags) checkRefine() error {
 		return fmt.Errorf("-refine %g narrows a crossing between two pipe counts: give at least two -n values, such as -n 1,100", sf.refine)
 	}
 	return nil
+}
+
+// checkRates refuses, with -rate, the flags of a closed-loop sweep's table,
+// crossings and plot, which an open-loop sweep has not; -l and -writer
+// are the run's rule (pipebench.Config), checked with each point.
+func (sf *sweepFlags) checkRates(set map[string]bool) error {
+	if len(sf.rates) == 0 {
+		return nil
+	}
+	for _, f := range []struct{ name, why string }{
+		{"refine", "narrows the crossings of evts/sec against pipes"},
+		{"ref", "draws a published table beside evts/sec against pipes"},
+		{"ratios", "are columns of the evts/sec table"},
+		{"unit", "is the unit of the evts/sec table"},
+	} {
+		if set[f.name] {
+			return fmt.Errorf("-%s with -rate: -%s %s, which an open-loop sweep has not: its table is a row per backend and rate", f.name, f.name, f.why)
+		}
+	}
+	return nil
+}
+
+// rateList is sweep's -rate: tokens per second as the run's -rate takes
+// them, or shares of saturation ("50%", "0.5x"), every item of one kind.
+type rateList struct {
+	v            *[]float64
+	ofSaturation *bool
+}
+
+// maxShare is the largest share of saturation -rate takes: 10 times it.
+const maxShare = 10
+
+func (f rateList) String() string {
+	if f.v == nil || len(*f.v) == 0 {
+		return ""
+	}
+	items := make([]string, len(*f.v))
+	for i, x := range *f.v {
+		items[i] = sweep.RateText(x, *f.ofSaturation)
+	}
+	return strings.Join(items, ",")
+}
+
+func (f rateList) Set(s string) error {
+	want := fmt.Errorf("want tokens per second above 0 (370000, 370k, 1.5M) or shares of saturation above 0 and up to %d times it (50%%, 0.5x), comma-separated, all of one kind", maxShare)
+	var rates []float64
+	kinds := map[bool]bool{}
+	err := listFlag[float64]{v: &rates, parse: func(item string) (float64, error) {
+		num, share := strings.CutSuffix(item, "%")
+		scale := 0.01
+		if !share {
+			num, share = strings.CutSuffix(item, "x")
+			scale = 1
+		}
+		kinds[share] = true
+		if !share {
+			var x float64
+			if err := (rateFlag{&x}).Set(item); err != nil {
+				return 0, fmt.Errorf("%q: %w", item, want)
+			}
+			return x, nil
+		}
+		x, err := strconv.ParseFloat(num, 64)
+		if x *= scale; err != nil || !(x > 0 && x <= maxShare) {
+			return 0, fmt.Errorf("%q: %w", item, want)
+		}
+		return x, nil
+	}}.Set(s)
+	switch {
+	case err != nil:
+		return err
+	case len(kinds) > 1:
+		return fmt.Errorf("%q mixes tokens per second with shares of saturation: %w", s, want)
+	}
+	*f.v, *f.ofSaturation = rates, kinds[true]
+	return nil
+}
+
+// pointNames are the names of the settings of the point at k: the
+// flags', its rate as -rate gave it ("-rate 50%").
+func (rf *runFlags) pointNames(k sweep.Key) pipebench.Names {
+	names := rf.names()
+	if k.Rate == 0 {
+		return names
+	}
+	return func(field, value string) string {
+		if field == "Rate" {
+			return "-rate " + sweep.RateText(k.Rate, k.OfSaturation)
+		}
+		return names(field, value)
+	}
 }
 
 // factorFlag is a factor above 1 (0, the default, is off).
@@ -266,7 +398,11 @@ func drawSweep(path string, res *sweep.Result, p *sweepPlan, stderr io.Writer) b
 		fmt.Fprintf(stderr, "sweep: no point measured, no plot drawn\n")
 		return true
 	}
-	if err := plot.Save(path, plot.FromSweep(res, p.ref)); err != nil {
+	var fig plot.Drawing = plot.FromSweep(res, p.ref)
+	if res.Grid.Open() {
+		fig = plot.FromLoad(res)
+	}
+	if err := plot.Save(path, fig); err != nil {
 		fmt.Fprintf(stderr, "pipebench: sweep: %v\n", err)
 		return false
 	}

@@ -46,6 +46,16 @@ func TestSweepBadInput(t *testing.T) {
 		{"sweep-refine-one-curve", "sweep -b epoll -n 1,100 -refine 1.25"},
 		{"sweep-refine-one-pipes", "sweep -b poll,epoll -n 100 -refine 1.25"},
 		{"sweep-refine-not-a-factor", "sweep -b poll,epoll -refine 1"},
+		{"sweep-rate-zero", "sweep -rate 0"},
+		{"sweep-rate-negative", "sweep -rate 100k,-5"},
+		{"sweep-rate-share-zero", "sweep -rate 0%"},
+		{"sweep-rate-share-too-large", "sweep -rate 10%,2000%"},
+		{"sweep-rate-mixed", "sweep -rate 50%,100k"},
+		{"sweep-rate-inflight", "sweep -rate 50% -l 1,4"},
+		{"sweep-rate-self", "sweep -rate 100k -writer self"},
+		{"sweep-rate-bypass", "sweep -b bypass -rate 0.5x"},
+		{"sweep-rate-refine", "sweep -b poll,epoll -n 1,100 -rate 50% -refine 1.25"},
+		{"sweep-rate-ref", "sweep -rate 50% -plot scaling.svg -ref testdata/sweep/bad-ref.csv"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -64,7 +74,7 @@ func TestSweepHelp(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, f := range []string{"-b", "-n", "-l", "-format", "-plot", "-ref", "-ratios", "-d", "-i", "-writer", "-warmup"} {
+	for _, f := range []string{"-b", "-n", "-l", "-format", "-plot", "-ref", "-ratios", "-d", "-i", "-writer", "-warmup", "-rate"} {
 		if !strings.Contains(stdout, "\n  "+f+" ") {
 			t.Errorf("help does not describe %s", f)
 		}
@@ -190,19 +200,84 @@ func TestSweepTablePlot(t *testing.T) {
 	}
 }
 
+// TestSweepRate: an open-loop sweep at shares of saturation measures
+// each backend's saturation first and says so, runs every point at its
+// share of it with a paced writer thread and -latency, accounts for every
+// token, lays out a row per backend and rate, keeps the saturation and
+// the load table in the record, and draws latency and CPU per event
+// against the offered load with the saturation marked.
+func TestSweepRate(t *testing.T) {
+	dir := t.TempDir()
+	svg, js := filepath.Join(dir, "load.svg"), filepath.Join(dir, "load.json")
+	code, stdout, stderr := invoke(t, strings.Fields("sweep -b poll,epoll -n 20 -rate 20%,120% -latency -d 300ms -i 100ms -plot "+svg)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "sweep: first the saturation of each of 2 configurations (an unbounded writer, -l 0)") {
+		t.Errorf("stderr does not say the saturation comes first:\n%s", stderr)
+	}
+	for _, want := range []string{"saturation, measured first: an unbounded writer (-l 0), tokens/s\n  poll at 20 pipes, -l 0: ",
+		"writer thread)", "invol cs/s"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	var rows []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if f := strings.Fields(l); len(f) == 8 && (f[0] == "poll" || f[0] == "epoll") {
+			rows = append(rows, f[0]+" "+f[1])
+		}
+	}
+	if got := strings.Join(rows, ", "); got != "poll 20%, epoll 20%, poll 120%, epoll 120%" {
+		t.Errorf("rows %q:\n%s", got, stdout)
+	}
+	b, err := os.ReadFile(svg)
+	if err != nil || !bytes.Contains(b, []byte("poll p99.9")) || !bytes.Contains(b, []byte("epoll saturates at ")) {
+		t.Errorf("the plot lacks the latency curves or the saturation mark (%v)", err)
+	}
+
+	code, _, stderr = invoke(t, strings.Fields("sweep -b epoll -n 20 -rate 20% -d 300ms -i 100ms -o "+js)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err = os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Flags map[string]string
+		sweep.Result
+		LoadTable []sweep.LoadRow `json:"load_table"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Flags["rate"] != "20%" || len(doc.Saturation) != 1 || doc.Saturation[0].TokensPerSec <= 0 || len(doc.Points) != 1 || len(doc.LoadTable) != 1 {
+		t.Fatalf("record: flags %v, %d saturation, %d points, %d load rows", doc.Flags, len(doc.Saturation), len(doc.Points), len(doc.LoadTable))
+	}
+	p := doc.Points[0]
+	want := sweep.SaturationRate(0.2, doc.Saturation[0].TokensPerSec)
+	if p.Pacing == nil || p.Pacing.Rate != want || p.Writer != "thread" || p.InFlight != 0 {
+		t.Errorf("point %+v: want a writer thread paced at %v, 20%% of the saturation", p, want)
+	}
+	if tk := p.Tokens; tk.Lost != 0 || tk.Sent != tk.Received+tk.Drained || tk.Received == 0 {
+		t.Errorf("tokens %+v", tk)
+	}
+}
+
 // withRunPoint replaces the run of each point for one test.
-func withRunPoint(t *testing.T, run func(pipebench.Config) (*pipebench.Result, error)) {
+func withRunPoint(t *testing.T, run func(*pipebench.Prepared, pipebench.Observers) (*pipebench.Result, error)) {
 	t.Helper()
 	old := runPoint
 	runPoint = run
 	t.Cleanup(func() { runPoint = old })
 }
 
-// runValid runs cfg, as the sweep's points do, and fails the test when a
+// runValid runs p, as the sweep's points do, and fails the test when a
 // result that Run returned without an error breaks an invariant
 // (Result.CheckValid).
-func runValid(t *testing.T, cfg pipebench.Config) (*pipebench.Result, error) {
-	res, err := pipebench.Run(cfg)
+func runValid(t *testing.T, p *pipebench.Prepared, obs pipebench.Observers) (*pipebench.Result, error) {
+	res, err := p.Run(obs)
 	if err == nil {
 		if verr := res.CheckValid(); verr != nil {
 			t.Error(verr)
@@ -213,12 +288,12 @@ func runValid(t *testing.T, cfg pipebench.Config) (*pipebench.Result, error) {
 
 func TestSweepFailedRun(t *testing.T) {
 	calls := 0
-	withRunPoint(t, func(cfg pipebench.Config) (*pipebench.Result, error) {
+	withRunPoint(t, func(p *pipebench.Prepared, obs pipebench.Observers) (*pipebench.Result, error) {
 		calls++
 		if calls == 2 {
 			return nil, errors.New("stalled: no event for 2s")
 		}
-		return runValid(t, cfg)
+		return runValid(t, p, obs)
 	})
 	code, stdout, stderr := invoke(t, strings.Fields("sweep -b poll,epoll -n 10,20 -d 200ms -i 50ms")...)
 	if code != exitFailed {
@@ -239,8 +314,8 @@ func TestSweepFailedRun(t *testing.T) {
 
 func TestSweepInterrupt(t *testing.T) {
 	stop := make(chan struct{})
-	withRunPoint(t, func(cfg pipebench.Config) (*pipebench.Result, error) {
-		res, err := runValid(t, cfg)
+	withRunPoint(t, func(p *pipebench.Prepared, obs pipebench.Observers) (*pipebench.Result, error) {
+		res, err := runValid(t, p, obs)
 		close(stop) // SIGINT during the first point, just after it ended
 		return res, err
 	})
@@ -290,7 +365,8 @@ func TestSweepWriters(t *testing.T) {
 // poll at 1e6/n evts/sec, epoll at 1e6/(5 sqrt(n)), so that they cross
 // at 25 pipes.
 func TestSweepRefine(t *testing.T) {
-	withRunPoint(t, func(cfg pipebench.Config) (*pipebench.Result, error) {
+	withRunPoint(t, func(p *pipebench.Prepared, _ pipebench.Observers) (*pipebench.Result, error) {
+		cfg := p.Config()
 		v := 1e6 / (5 * math.Sqrt(float64(cfg.Pipes)))
 		if cfg.Backend.Name == "poll" {
 			v = 1e6 / float64(cfg.Pipes)

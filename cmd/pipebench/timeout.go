@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/pipebench/pipebench/experiment/record"
 	"github.com/pipebench/pipebench/experiment/timeout"
-	"github.com/pipebench/pipebench/pipebench"
 )
 
 func init() {
@@ -61,21 +59,18 @@ func timeoutCommand(args []string, stdout, stderr io.Writer, stop <-chan struct{
 		return usageError(stderr, fmt.Errorf("timeout: %w", err))
 	}
 	rec := recordOf("timeout", fs, args)
-	cfg.Stop = stop
-	if err := cfg.Validate(); err != nil {
-		return usageError(stderr, fmt.Errorf("timeout: %w", flagErr(err, false)))
+	prepared, err := timeout.Prepare(cfg, flagNames(false))
+	if err != nil {
+		return usageError(stderr, fmt.Errorf("timeout: %w", err))
 	}
 	if out.format == "text" {
 		timeout.WriteHead(stdout, cfg)
 	}
+	obs := timeout.Observers{Stop: stop}
 	if cfg.Rounds > 1 {
-		cfg.OnRound = func(r int) { fmt.Fprintf(stderr, "timeout: round %d/%d\n", r, cfg.Rounds) }
+		obs.OnRound = func(r int) { fmt.Fprintf(stderr, "timeout: round %d/%d\n", r, cfg.Rounds) }
 	}
-	res, err := timeout.Run(cfg)
-	var cfgErr *pipebench.ConfigError
-	if errors.As(err, &cfgErr) {
-		return usageError(stderr, fmt.Errorf("timeout: %w", flagErr(err, false)))
-	}
+	res, err := prepared.Run(obs)
 	var doc record.Doc
 	if res != nil {
 		doc = timeout.NewDoc(rec, res)

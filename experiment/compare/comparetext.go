@@ -155,6 +155,7 @@ func (c *Comparison) writeTables(w io.Writer, markdown bool) error {
 			t.h("  %s: only in %s", p.Label, strings.Join(p.In, ", "))
 		}
 	}
+	t.crossings()
 	t.legend()
 	if t.ew.Err() == nil {
 		t.ew.Keep(c.Head.WriteLines(w))

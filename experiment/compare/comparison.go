@@ -46,6 +46,9 @@ type Comparison struct {
 	Geomeans    []Geomean    `json:"geomeans,omitempty"`
 	// Partial lists the configurations that some columns lack.
 	Partial []Partial `json:"partial,omitempty"`
+	// Crossings are, for sweep records, where each later side's curves
+	// cross against where the first's do (crossings.go).
+	Crossings []Crossings `json:"crossings,omitempty"`
 }
 
 // Options are how New compares: By and Base as -by and -base,
@@ -175,6 +178,7 @@ func New(rec record.Head, sides [][]*Loaded, opt Options) (*Comparison, error) {
 	} else {
 		cols = c.sideInputs(sides)
 		c.differences(records)
+		c.crossings(sides)
 	}
 	if err := c.checkMetric(cols); err != nil {
 		return nil, err

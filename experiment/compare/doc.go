@@ -9,10 +9,13 @@
 // runs a change needs, what differs between the records' machines and
 // flags. New makes the Comparison; Write lays it out as text (at most 100
 // columns), markdown, CSV or JSON; Figure draws sweep records side by side
-// (experiment/sweep/plot); Check answers -check for git bisect run.
+// (experiment/sweep/plot); Check answers -check for git bisect run. Of
+// sweep records side against side, it says whether each crossing of two
+// curves moved (Crossings).
 //
 // Imports: experiment/record, experiment/text, experiment/sweep and its
-// plot, stats/compare, pipebench and internal/envinfo, as imports_test.go
+// plot, stats (the crossings), stats/compare, pipebench and
+// internal/envinfo, as imports_test.go
 // at the module's root allows (the table in docs/contributing.md shows the
 // rules).
 package compare

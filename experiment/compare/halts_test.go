@@ -1,7 +1,6 @@
 package compare_test
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -18,21 +17,13 @@ import (
 func haltsRecord(t *testing.T, halts []*uint64) *compare.Loaded {
 	t.Helper()
 	cfg := fixture.Config()
-	d := &report.Doc{Head: fixture.Head(), Config: report.NewConfig(&cfg, len(halts), 1)}
+	d := &report.Doc{Head: fixture.Head(), Config: report.NewConfig(&cfg, len(halts))}
 	for _, h := range halts {
 		res := fixture.Result()
 		res.Halts = pipebench.Halts{CPUs: []int{0, 1}, Entries: h}
 		d.AddRun(res, nil)
 	}
-	var b bytes.Buffer
-	if err := record.WriteJSON(&b, d); err != nil {
-		t.Fatal(err)
-	}
-	l, err := compare.ParseRecord("halts.json", b.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return readBack(t, "halts.json", d)
 }
 
 // TestCompareHalts: compare shows each record's halts per event, a

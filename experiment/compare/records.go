@@ -62,6 +62,10 @@ type Loaded struct {
 	// CPUs did beyond the runs' own processes); 0 in a record made before
 	// pipebench measured it.
 	Others, Steal float64
+	// Sweep is a sweep record's grid and points (each point's key, round
+	// and evts/sec), whose crossings compare recomputes (crossings.go);
+	// nil for the other commands.
+	Sweep *sweep.Result
 }
 
 // others notes a run's share of a CPU used by others and stolen.
@@ -101,6 +105,7 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 		Sides       []herdJSON    `json:"sides"`
 		Repetitions []timeoutJSON `json:"repetitions"`
 		Grid        sweep.Grid    `json:"grid"`
+		Refine      *sweep.Refine `json:"refine"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
 		var syn *json.SyntaxError
@@ -134,7 +139,8 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 			}
 		}
 	case "sweep":
-		l.Configs = pointsSampled(head.Points, head.Grid)
+		l.Sweep = sweepOf(head.Grid, head.Refine, head.Points)
+		l.Configs = pointsSampled(head.Points, l.Sweep.Keys())
 		for _, p := range head.Points {
 			l.others(p.Others, p.Steal)
 		}
@@ -205,6 +211,7 @@ type pointJSON struct {
 	InFlight     int      `json:"in_flight"`
 	Writers      int      `json:"writers"`
 	Readers      int      `json:"readers"`
+	Round        int      `json:"round"`
 	EventsPerSec float64  `json:"evts_per_sec"`
 	Others       *float64 `json:"others_cpu"`
 	Steal        *float64 `json:"steal_cpu"`
@@ -282,14 +289,15 @@ func runLabel(flags map[string]string) string {
 }
 
 // pointsSampled are a sweep's configurations, one per key, in the order
-// of the grid: pipes, tokens in flight, writers, readers, then backends
+// of keys (sweep.Result.Keys: the grid's, with the points -refine added
+// among them): pipes, tokens in flight, writers, readers, then backends
 // as listed.
-func pointsSampled(points []pointJSON, grid sweep.Grid) []*Sampled {
+func pointsSampled(points []pointJSON, keys []sweep.Key) []*Sampled {
 	byKey := map[string]*Sampled{}
 	var out []*Sampled
 	order := map[*Sampled]int{}
 	at := map[sweep.Key]int{}
-	for i, k := range grid.Keys() {
+	for i, k := range keys {
 		at[k] = i
 	}
 	for i := range points {

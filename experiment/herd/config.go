@@ -73,8 +73,8 @@ type Config struct {
 	// one setting a round (off, on; then on, off; ...), so that a drift of
 	// the machine's speed falls on every setting alike.
 	Rounds int
-	// Seed seeds the writer's random choice of pipe.
-	Seed uint64
+	// RouteSeed seeds the writer's random choice of pipe (-seed).
+	RouteSeed uint64
 	// Duration is the measured window of each setting, > 0.
 	Duration time.Duration
 	// Interval is the reporting interval.
@@ -85,6 +85,11 @@ type Config struct {
 	// StallAfter fails a setting that receives no token for this long.
 	// Default: the larger of three intervals and 2 s.
 	StallAfter time.Duration
+}
+
+// Observers are the caller's hooks into a herd, apart from its settings
+// (Config); the zero value observes nothing.
+type Observers struct {
 	// Stop, when closed, ends the current setting early and skips the rest.
 	Stop <-chan struct{}
 	// OnSetup is called when a setting's waiters are all waiting, just
@@ -94,28 +99,28 @@ type Config struct {
 	OnInterval func(Interval)
 }
 
-// Validate reports the first setting that cannot run, a
-// *pipebench.ConfigError naming its Config field.
-func (c *Config) Validate() error {
-	e, s, t := pipebench.NewConfigError, pipebench.Setting, pipebench.Text
+// check reports the first rule c breaks, a *pipebench.ConfigError written
+// by n (the herd's rules, as pipebench.Prepare's are the run's).
+func (c *Config) check(n pipebench.Names) error {
+	set := pipebench.Set
 	switch {
 	case c.Waiters < 1 || c.Waiters > MaxWaiters:
-		return e(s("Waiters", c.Waiters), t(": want 1 to %d waiters", MaxWaiters))
+		return n.Errorf("%s: want 1 to %d waiters", set("Waiters", c.Waiters), MaxWaiters)
 	case c.Pipes < 1:
-		return e(s("Pipes", c.Pipes), t(": want at least 1 pipe"))
+		return n.Errorf("%s: want at least 1 pipe", set("Pipes", c.Pipes))
 	case c.InFlight < 1 || c.InFlight > pipebench.MaxInFlight:
-		return e(s("InFlight", c.InFlight), t(": want 1 to %d tokens in flight (the herd's writer waits for credits)", pipebench.MaxInFlight))
+		return n.Errorf("%s: want 1 to %d tokens in flight (the herd's writer waits for credits)", set("InFlight", c.InFlight), pipebench.MaxInFlight)
 	case c.Mode != Threads && c.Mode != Processes:
-		return e(s("Mode", c.Mode), t(": want threads or processes"))
+		return n.Errorf("%s: want threads or processes", set("Mode", c.Mode))
 	case c.Rounds < 0 || c.Rounds > MaxRounds:
-		return e(s("Rounds", c.Rounds), t(": want 1 to %d rounds", MaxRounds))
+		return n.Errorf("%s: want 1 to %d rounds", set("Rounds", c.Rounds), MaxRounds)
 	case c.Duration <= 0:
-		return e(s("Duration", c.Duration), t(": want a positive duration (each setting runs that long)"))
+		return n.Errorf("%s: want a positive duration (each setting runs that long)", set("Duration", c.Duration))
 	case c.Interval <= 0 || c.Interval > c.Duration:
-		return e(s("Interval", c.Interval), t(": want a positive interval no longer than "), s("Duration", c.Duration))
+		return n.Errorf("%s: want a positive interval no longer than %s", set("Interval", c.Interval), set("Duration", c.Duration))
 	case c.Mode == Threads && tokens.AsyncPreemptOff():
-		return e(s("Mode", c.Mode), t(" with GODEBUG=asyncpreemptoff=1: the writer's sleep for credits ends only on a credit or the runtime's preemption signal, so a garbage collection that stopped every waiter first would wait for good: use "),
-			s("Mode", Processes), t(", or run without asyncpreemptoff"))
+		return n.Errorf("%s with GODEBUG=asyncpreemptoff=1: the writer's sleep for credits ends only on a credit or the runtime's preemption signal, so a garbage collection that stopped every waiter first would wait for good: use %s, or run without asyncpreemptoff",
+			set("Mode", c.Mode), set("Mode", Processes))
 	}
 	return nil
 }
@@ -125,7 +130,9 @@ func (c *Config) withDefaults() Config {
 	if d.Exclusive == nil {
 		d.Exclusive = []bool{false, true}
 	}
-	d.Rounds = max(d.Rounds, 1)
+	if d.Rounds == 0 {
+		d.Rounds = 1
+	}
 	if d.WaitTimeout <= 0 {
 		d.WaitTimeout = 100 * time.Millisecond
 	}

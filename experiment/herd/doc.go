@@ -15,6 +15,12 @@
 // line, with their off/on ratios (Doc, the herd's record), and the lines
 // printed while it runs (Progress).
 //
+// Prepare is the herd's one rule book: it checks a Config (settings only)
+// and that it fits the descriptor and epoll watch limits, before anything
+// is made, refusing with a pipebench.ConfigError or LimitError written by
+// the caller's pipebench.Names; the Prepared herd's Run measures it, told
+// the caller's Observers apart.
+//
 // Waiters are OS threads of this process or, with Mode Processes, this
 // binary started again as a child (internal/child: the binary calls
 // child.Serve first thing in main or TestMain). Both run the same loop and

@@ -83,7 +83,7 @@ func TestHerd(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := c.cfg
 			cfg.Duration, cfg.Interval = 400*time.Millisecond, 100*time.Millisecond
-			res, err := herd.Run(cfg)
+			res, err := run(t, cfg, herd.Observers{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,9 +110,10 @@ func TestOneSetting(t *testing.T) {
 	cfg := herd.Config{Waiters: 2, Pipes: 3, InFlight: 2, Exclusive: []bool{true}, Duration: 150 * time.Millisecond, Interval: 50 * time.Millisecond}
 	var setups []herd.Setup
 	var intervals int
-	cfg.OnSetup = func(s herd.Setup) { setups = append(setups, s) }
-	cfg.OnInterval = func(herd.Interval) { intervals++ }
-	res, err := herd.Run(cfg)
+	var obs herd.Observers
+	obs.OnSetup = func(s herd.Setup) { setups = append(setups, s) }
+	obs.OnInterval = func(herd.Interval) { intervals++ }
+	res, err := run(t, cfg, obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,9 +132,9 @@ func TestOneSetting(t *testing.T) {
 func TestStop(t *testing.T) {
 	stop := make(chan struct{})
 	close(stop)
-	cfg := herd.Config{Waiters: 3, Pipes: 4, InFlight: 1, Duration: time.Minute, Interval: time.Second, Stop: stop}
+	cfg := herd.Config{Waiters: 3, Pipes: 4, InFlight: 1, Duration: time.Minute, Interval: time.Second}
 	t0 := time.Now()
-	res, err := herd.Run(cfg)
+	res, err := run(t, cfg, herd.Observers{Stop: stop})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestBadConfig(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := ok
 			c.edit(&cfg)
-			_, err := herd.Run(cfg)
+			_, err := herd.Prepare(cfg, nil)
 			var ce *pipebench.ConfigError
 			if !errors.As(err, &ce) {
 				t.Fatalf("got %v, want a ConfigError", err)
@@ -192,7 +193,7 @@ func TestLimit(t *testing.T) {
 	// Both ends of every pipe cannot fit under the limit, whatever it is.
 	pipes := int(min(limit, 1<<30))
 	cfg := herd.Config{Waiters: 2, Pipes: pipes, InFlight: 1, Duration: time.Second, Interval: time.Second}
-	_, err = herd.Run(cfg)
+	_, err = herd.Prepare(cfg, nil)
 	var le *pipebench.LimitError
 	if !errors.As(err, &le) || !strings.HasPrefix(err.Error(), fmt.Sprintf("Pipes %d ", pipes)) || le.Limit != limit || le.Need <= int(limit) {
 		t.Fatalf("got %v, want a LimitError naming Pipes", err)
@@ -216,4 +217,14 @@ func TestParseMode(t *testing.T) {
 	if _, err := herd.ParseMode("fork"); err == nil || !strings.Contains(err.Error(), "threads or processes") {
 		t.Errorf("ParseMode(fork) = %v, want an error naming the choices", err)
 	}
+}
+
+// run prepares cfg, failing the test if it is refused, and runs it.
+func run(t *testing.T, cfg herd.Config, obs herd.Observers) (*herd.Result, error) {
+	t.Helper()
+	p, err := herd.Prepare(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Run(obs)
 }

@@ -35,16 +35,17 @@ func need(c *Config, base int) (parent, child int) {
 
 // plan checks that the run fits under limit, base descriptors being open
 // already, and under the user's epoll watch limit (watches, 0 if unknown):
-// a *pipebench.LimitError if not.
-func plan(c *Config, base int, limit uint64, watches uint64) error {
+// a *pipebench.LimitError written by n if not.
+func plan(c *Config, base int, limit uint64, watches uint64, n pipebench.Names) error {
+	pipes, waiters := pipebench.Set("Pipes", c.Pipes), pipebench.Set("Waiters", c.Waiters)
 	parent, child := need(c, base)
 	if worst := max(parent, child); uint64(worst) > limit {
-		return pipebench.NewLimitError(worst, limit, pipebench.Setting("Pipes", c.Pipes), pipebench.Text(" with "), pipebench.Setting("Waiters", c.Waiters),
-			pipebench.Text(" (%s) needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): use fewer pipes or waiters", c.Mode, worst, limit))
+		return n.LimitErrorf(worst, limit, "%s with %s (%s) needs %d descriptors in one process, limit is %d (RLIMIT_NOFILE hard limit): use fewer pipes or waiters",
+			pipes, waiters, c.Mode, worst, limit)
 	}
 	if w := uint64(c.Waiters) * uint64(c.Pipes+1); watches > 0 && w > watches {
-		return pipebench.NewLimitError(int(w), watches, pipebench.Setting("Pipes", c.Pipes), pipebench.Text(" with "), pipebench.Setting("Waiters", c.Waiters),
-			pipebench.Text(" needs %d epoll registrations, more than fs.epoll.max_user_watches %d: use fewer pipes or waiters", w, watches))
+		return n.LimitErrorf(int(w), watches, "%s with %s needs %d epoll registrations, more than fs.epoll.max_user_watches %d: use fewer pipes or waiters",
+			pipes, waiters, w, watches)
 	}
 	return nil
 }

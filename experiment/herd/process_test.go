@@ -44,7 +44,8 @@ func children(t *testing.T) []int {
 func TestWaiterProcessDies(t *testing.T) {
 	victim := 0
 	cfg := herd.Config{Waiters: 3, Pipes: 4, InFlight: 1, Mode: herd.Processes, Exclusive: []bool{false},
-		Duration: time.Minute, Interval: 50 * time.Millisecond,
+		Duration: time.Minute, Interval: 50 * time.Millisecond}
+	obs := herd.Observers{
 		OnSetup: func(herd.Setup) {
 			kids := children(t)
 			if len(kids) != 3 {
@@ -55,7 +56,7 @@ func TestWaiterProcessDies(t *testing.T) {
 				t.Fatal(err)
 			}
 		}}
-	_, err := herd.Run(cfg)
+	_, err := run(t, cfg, obs)
 	want := fmt.Sprintf("herd waiter process %d signal: killed before it was told to stop", victim)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Run = %v, want an error with %q", err, want)

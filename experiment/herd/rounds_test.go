@@ -15,8 +15,9 @@ import (
 func TestRounds(t *testing.T) {
 	cfg := herd.Config{Waiters: 3, Pipes: 4, InFlight: 1, Rounds: 3, Duration: 100 * time.Millisecond, Interval: 50 * time.Millisecond}
 	var setups []herd.Setup
-	cfg.OnSetup = func(s herd.Setup) { setups = append(setups, s) }
-	res, err := herd.Run(cfg)
+	var obs herd.Observers
+	obs.OnSetup = func(s herd.Setup) { setups = append(setups, s) }
+	res, err := run(t, cfg, obs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +41,7 @@ func TestRounds(t *testing.T) {
 // as before rounds existed, and says it had one.
 func TestOneRoundUnnumbered(t *testing.T) {
 	cfg := herd.Config{Waiters: 2, Pipes: 2, InFlight: 1, Exclusive: []bool{false}, Duration: 50 * time.Millisecond, Interval: 50 * time.Millisecond}
-	res, err := herd.Run(cfg)
+	res, err := run(t, cfg, herd.Observers{})
 	if err != nil {
 		t.Fatal(err)
 	}

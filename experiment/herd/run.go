@@ -20,26 +20,43 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 )
 
-// Run measures every setting of c.Exclusive in turn, each on a fresh set of
-// pipes and waiters, c.Rounds times (RoundOrder says in which order). It raises GOMAXPROCS by one P for the writer thread
-// and, in threads mode, one for each waiter (a waiter process has 2 of its
-// own), so that the Go scheduler does not put waiters to sleep waiting for
-// a P. Errors found before any work are *pipebench.ConfigError or
-// *pipebench.LimitError. A setting that fails ends the run: the result holds the
-// settings measured so far (the failed one included, when it measured
-// anything) with the error.
-func Run(c Config) (*Result, error) {
+// Prepared is a herd checked against its rules and planned, ready to run:
+// Prepare makes one, and its Run runs it without checking again.
+type Prepared struct {
+	cfg   Config // with its defaults filled in
+	base  int    // descriptors open when it was planned
+	limit uint64
+}
+
+// Prepare is the one entry point to a herd's rules: it checks c (a
+// *pipebench.ConfigError), raises the descriptor limit and checks that
+// every setting fits it and the epoll watch limit (a
+// *pipebench.LimitError), before anything is made; refusals are written by
+// names (nil: by the Config's own field names).
+func Prepare(c Config, names pipebench.Names) (*Prepared, error) {
 	cfg := c.withDefaults()
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.check(names); err != nil {
 		return nil, err
 	}
 	limit, base, err := fdlimit.Budget()
 	if err != nil {
 		return nil, err
 	}
-	if err := plan(&cfg, base, limit, maxUserWatches()); err != nil {
+	if err := plan(&cfg, base, limit, maxUserWatches(), names); err != nil {
 		return nil, err
 	}
+	return &Prepared{cfg: cfg, base: base, limit: limit}, nil
+}
+
+// Run measures every setting of Exclusive in turn, each on a fresh set of
+// pipes and waiters, Rounds times (RoundOrder says in which order). It
+// raises GOMAXPROCS by one P for the writer thread and, in threads mode,
+// one for each waiter (a waiter process has 2 of its own), so that the Go
+// scheduler does not put waiters to sleep waiting for a P. A setting that
+// fails ends the run: the result holds the settings measured so far (the
+// failed one included, when it measured anything) with the error.
+func (p *Prepared) Run(obs Observers) (*Result, error) {
+	cfg, base, limit := p.cfg, p.base, p.limit
 	// The writer thread waits for credits in a raw system call and keeps
 	// its P (internal/osthread); a waiter thread returning from epoll_wait
 	// must find a P at once: queueing for one would add the Go scheduler's
@@ -57,7 +74,7 @@ func Run(c Config) (*Result, error) {
 			round = 0
 		}
 		for _, ex := range RoundOrder(cfg.Exclusive, r) {
-			s := newSetting(&cfg, ex, base, limit)
+			s := newSetting(&cfg, obs, ex, base, limit)
 			s.round = round
 			sd, err := s.run()
 			if sd != nil {
@@ -99,6 +116,7 @@ func OnOff(exclusive bool) string {
 // setting is one setting's resources, from setup to teardown.
 type setting struct {
 	cfg       *Config
+	obs       Observers
 	exclusive bool
 	round     int // 0 in a run of one round
 	base      int
@@ -125,8 +143,8 @@ type setting struct {
 	res Setting
 }
 
-func newSetting(cfg *Config, ex bool, base int, limit uint64) *setting {
-	return &setting{cfg: cfg, exclusive: ex, base: base, limit: limit,
+func newSetting(cfg *Config, obs Observers, ex bool, base int, limit uint64) *setting {
+	return &setting{cfg: cfg, obs: obs, exclusive: ex, base: base, limit: limit,
 		creditR: -1, creditW: -1}
 }
 
@@ -146,8 +164,8 @@ func (s *setting) run() (*Setting, error) {
 		Took: time.Since(t0), ParentFDs: parent, WaiterFDs: child, Limit: s.limit,
 		GOMAXPROCS: runtime.GOMAXPROCS(0),
 	}
-	if c.OnSetup != nil {
-		c.OnSetup(s.res.Setup)
+	if s.obs.OnSetup != nil {
+		s.obs.OnSetup(s.res.Setup)
 	}
 	return s.measure()
 }
@@ -264,7 +282,7 @@ func (s *setting) measure() (*Setting, error) {
 	start := s.counts.sum()
 	t0 := time.Now()
 	// The run's writer, bounded by credits on the seeded random route.
-	s.writer = &tokens.Writer{WFDs: s.wfds, Route: tokens.NewRouter(tokens.RouteRandom, c.Seed, len(s.wfds)),
+	s.writer = &tokens.Writer{WFDs: s.wfds, Route: tokens.NewRouter(tokens.RouteRandom, c.RouteSeed, len(s.wfds)),
 		InFlight: c.InFlight, Credits: s.creditR, Stop: new(atomic.Bool)}
 	s.writerDone = make(chan struct{})
 	go func() {
@@ -315,7 +333,7 @@ func (s *setting) report(t0 time.Time, start Counts) {
 	c := s.cfg
 	prev, last := start, t0
 	clock := lifecycle.Clock{Start: t0, Every: c.Interval, For: c.Duration, StallAfter: c.StallAfter}
-	end, idle := clock.Run(c.Stop, s.ending.Done(), nil, func(k int, now time.Time) (bool, bool) {
+	end, idle := clock.Run(s.obs.Stop, s.ending.Done(), nil, func(k int, now time.Time) (bool, bool) {
 		snap := s.counts.sum()
 		if err := s.checkChildren(); err != nil {
 			s.ending.Fail(fmt.Errorf("during the run: %w", err))
@@ -324,8 +342,8 @@ func (s *setting) report(t0 time.Time, start Counts) {
 		iv := newInterval(s.exclusive, k, snap.Sub(prev), now.Sub(last))
 		prev, last = snap, now
 		s.res.Intervals = append(s.res.Intervals, iv)
-		if c.OnInterval != nil {
-			c.OnInterval(iv)
+		if s.obs.OnInterval != nil {
+			s.obs.OnInterval(iv)
 		}
 		return iv.Tokens > 0, true
 	})

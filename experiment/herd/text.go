@@ -15,7 +15,7 @@ import (
 
 // Progress writes the text format's lines while a herd runs: a head
 // line when the first setting is ready, then a line for each setting's
-// setup and one for each interval. Use its methods as Config's OnSetup
+// setup and one for each interval. Use its methods as Observers' OnSetup
 // and OnInterval.
 type Progress struct {
 	W      io.Writer

@@ -7,34 +7,37 @@ import (
 	"github.com/pipebench/pipebench/pipebench"
 )
 
-// HookProfiler makes cfg's run profile its measured window with p: the
-// window's opening (OnSetup) begins p's profiles of the run's processes,
-// its closing (OnDone) ends them, and a profile that cannot start stops the
-// run. With the Go CPU profile, the run's goroutines are labelled with
-// its backend, pipes and tokens in flight. cfg's own hooks still run; a
-// nil p changes nothing. The plain run's -cpuprofile and -kprofile, and
-// pipebench seeds' kernel profiles, are hooked so.
-func HookProfiler(p *profile.Profiler, cfg *pipebench.Config) {
+// HookProfiler is obs with p's profiles of the measured window of cfg's
+// run composed in: the window's opening (OnSetup) begins p's profiles of
+// the run's processes, its closing (OnDone) ends them, and a profile that
+// cannot start stops the run (Stop). With the Go CPU profile, the run's
+// goroutines are labelled with cfg's backend, pipes and tokens in flight.
+// obs's own observers still run, OnSetup's before the profiles begin and
+// OnDone's after they end; a nil p returns obs as it is. The plain run's
+// -cpuprofile and -kprofile, and pipebench seeds' kernel profiles, are
+// hooked so.
+func HookProfiler(p *profile.Profiler, cfg pipebench.Config, obs pipebench.Observers) pipebench.Observers {
 	if p == nil {
-		return
+		return obs
 	}
 	if p.GoCPU() {
-		cfg.Labels = []string{"backend", cfg.Backend.Name, "pipes", strconv.Itoa(cfg.Pipes), "inflight", strconv.Itoa(cfg.InFlight)}
+		obs.Labels = map[string]string{"backend": cfg.Backend.Name, "pipes": strconv.Itoa(cfg.Pipes), "inflight": strconv.Itoa(cfg.InFlight)}
 	}
-	cfg.Stop = p.Stop(cfg.Stop)
-	onSetup, onDone := cfg.OnSetup, cfg.OnDone
-	cfg.OnSetup = func(s pipebench.Setup) {
+	obs.Stop = p.Stop(obs.Stop)
+	onSetup, onDone := obs.OnSetup, obs.OnDone
+	obs.OnSetup = func(s pipebench.Setup) {
 		if onSetup != nil {
 			onSetup(s)
 		}
 		p.Begin(targets(s))
 	}
-	cfg.OnDone = func() {
+	obs.OnDone = func() {
 		p.End()
 		if onDone != nil {
 			onDone()
 		}
 	}
+	return obs
 }
 
 // targets are the processes of a run to profile, its reader and writer

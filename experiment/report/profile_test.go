@@ -33,19 +33,21 @@ func TestTargets(t *testing.T) {
 
 // TestHookProfilerStopsTheRun: a kernel profile that cannot start (no
 // perf to run) stops the run it is hooked to, soon after its window opens,
-// and is Finish's error; the run's own hooks still run.
+// and is Finish's error; the run's own observers still run.
 func TestHookProfilerStopsTheRun(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	path := filepath.Join(t.TempDir(), "k.pb.gz")
 	p := profile.NewProfiler("", path)
-	cfg := pipebench.Config{Pipes: 4, InFlight: 1, Backend: &epoll.LevelFactory, Writer: pipebench.WriterSelf, Seed: 1,
-		Duration: time.Minute, Interval: 100 * time.Millisecond}
+	cfg := pipebench.Config{
+		Workload:  pipebench.Workload{Pipes: 4, InFlight: 1, RouteSeed: 1},
+		Readiness: pipebench.Readiness{Backend: &epoll.LevelFactory},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterSelf},
+		Window:    pipebench.Window{Duration: time.Minute, Interval: 100 * time.Millisecond},
+	}
 	var setups, dones int
-	cfg.OnSetup = func(pipebench.Setup) { setups++ }
-	cfg.OnDone = func() { dones++ }
-	HookProfiler(p, &cfg)
+	obs := pipebench.Observers{OnSetup: func(pipebench.Setup) { setups++ }, OnDone: func() { dones++ }}
 	t0 := time.Now()
-	res, err := pipebench.Run(cfg)
+	res, err := pipebench.Run(cfg, HookProfiler(p, cfg, obs))
 	if err != nil {
 		t.Fatal(err)
 	}

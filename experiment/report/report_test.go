@@ -18,7 +18,7 @@ import (
 // ran, once -count times.
 func fixtureDoc() *report.Doc {
 	cfg := fixture.Config()
-	return &report.Doc{Head: fixture.Head(), Config: report.NewConfig(&cfg, 1, 1)}
+	return &report.Doc{Head: fixture.Head(), Config: report.NewConfig(&cfg, 1)}
 }
 
 // render writes d, its runs added (each result once known to hold its

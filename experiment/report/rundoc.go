@@ -22,18 +22,17 @@ type Doc struct {
 }
 
 // Config is the "config" block of a run's record: the run's
-// configuration as the user gave it (pipebench.Config, every setting, in
-// its own JSON), and how many times it ran and how many leading intervals
-// the summaries leave out, which are the invocation's, not the run's.
+// configuration as the user gave it (pipebench.Config, every setting, the
+// leading intervals the summaries leave out among them, in its own JSON),
+// and how many times it ran, which is the invocation's, not the run's.
 type Config struct {
 	pipebench.Config
-	Count  int `json:"count"`
-	Warmup int `json:"warmup_intervals"`
+	Count int `json:"count"`
 }
 
 // NewConfig describes cfg, run count times.
-func NewConfig(cfg *pipebench.Config, count, warmup int) Config {
-	return Config{Config: *cfg, Count: count, Warmup: warmup}
+func NewConfig(cfg *pipebench.Config, count int) Config {
+	return Config{Config: *cfg, Count: count}
 }
 
 // AddRun appends a finished run (res may be partial when err is set) and

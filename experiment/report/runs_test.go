@@ -18,13 +18,15 @@ import (
 	"github.com/pipebench/pipebench/uring"
 )
 
-// runDoc runs cfg runs times and returns their document, every result
-// held to its invariants (Result.CheckValid).
+// runDoc runs cfg runs times, its summaries leaving one interval out, and
+// returns their document, every result held to its invariants
+// (Result.CheckValid).
 func runDoc(t *testing.T, cfg pipebench.Config, runs int) *report.Doc {
 	t.Helper()
-	d := &report.Doc{Config: report.NewConfig(&cfg, runs, 1)}
+	cfg.Warmup = 1
+	d := &report.Doc{Config: report.NewConfig(&cfg, runs)}
 	for range runs {
-		res, err := pipebench.Run(cfg)
+		res, err := pipebench.Run(cfg, pipebench.Observers{})
 		pipebenchtest.SkipIfRefused(t, err)
 		if err != nil {
 			t.Fatal(err)
@@ -88,8 +90,10 @@ func TestRealRuns(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s", be.Name, writer), func(t *testing.T) {
 				t.Parallel()
 				cfg := pipebench.Config{
-					Pipes: 30, InFlight: 3, Backend: be, Writer: writer, Seed: 5,
-					Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
+					Workload:  pipebench.Workload{Pipes: 30, InFlight: 3, RouteSeed: 5},
+					Readiness: pipebench.Readiness{Backend: be},
+					Threads:   pipebench.Threads{Writer: writer},
+					Window:    pipebench.Window{Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond},
 				}
 				d := runDoc(t, cfg, 2)
 				for _, r := range d.Runs {
@@ -107,8 +111,10 @@ func TestRealRuns(t *testing.T) {
 // value per token received.
 func TestRealRunLatency(t *testing.T) {
 	cfg := pipebench.Config{
-		Pipes: 30, InFlight: 3, Backend: &epoll.LevelFactory, Writer: pipebench.WriterThread, Seed: 5, Latency: true,
-		Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond,
+		Workload:  pipebench.Workload{Pipes: 30, InFlight: 3, RouteSeed: 5, Latency: true},
+		Readiness: pipebench.Readiness{Backend: &epoll.LevelFactory},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterThread},
+		Window:    pipebench.Window{Duration: 300 * time.Millisecond, Interval: 100 * time.Millisecond},
 	}
 	d := runDoc(t, cfg, 1)
 	if s, res := d.Runs[0].Summary, d.Runs[0].Result; s.Latency == nil || s.Latency.Tokens != res.Tokens.Received {
@@ -123,8 +129,10 @@ func TestRingRuns(t *testing.T) {
 	for _, writer := range []pipebench.WriterMode{pipebench.WriterSelf, pipebench.WriterThread} {
 		t.Run(writer.String(), func(t *testing.T) {
 			cfg := pipebench.Config{
-				Pipes: 30, InFlight: 3, Backend: &uring.RWFactory, Writer: writer, Seed: 5,
-				Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
+				Workload:  pipebench.Workload{Pipes: 30, InFlight: 3, RouteSeed: 5},
+				Readiness: pipebench.Readiness{Backend: &uring.RWFactory},
+				Threads:   pipebench.Threads{Writer: writer},
+				Window:    pipebench.Window{Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond},
 			}
 			d := runDoc(t, cfg, 1)
 			if s := d.Runs[0].Summary; s.CompletionsPerEnter <= 0 || s.SyscallsPerToken <= 0 {
@@ -141,9 +149,10 @@ func TestRingRuns(t *testing.T) {
 // configurations apart.
 func TestRealRunThreads(t *testing.T) {
 	cfg := pipebench.Config{
-		Pipes: 12, InFlight: 6, Backend: &epoll.LevelFactory, Writer: pipebench.WriterThread, Seed: 5,
-		Readers: 2, Writers: 3, Source: pipebench.SourceEventfd,
-		Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
+		Workload:  pipebench.Workload{Pipes: 12, InFlight: 6, RouteSeed: 5, Source: pipebench.SourceEventfd},
+		Readiness: pipebench.Readiness{Backend: &epoll.LevelFactory},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterThread, Readers: 2, Writers: 3},
+		Window:    pipebench.Window{Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond},
 	}
 	d := runDoc(t, cfg, 1)
 	r := d.Runs[0]

@@ -40,9 +40,14 @@ type Plan struct {
 	HerdMode     herd.Mode `json:"herd_mode"`
 	HerdPipes    int       `json:"herd_pipes"`
 	HerdInFlight int       `json:"herd_in_flight"`
-	// Seed 002's sleep before each wait, against none, at DelayPipes pipes.
+	// Seed 002 at DelayPipes pipes, a writer thread paced at LoadShare of
+	// the saturation an unbounded writer finds in the same configuration:
+	// on uring a sleep of Delay before each wait against io_uring's
+	// minimum wait MinWait; on epoll the sleep against none.
 	DelayPipes int           `json:"delay_pipes"`
 	Delay      time.Duration `json:"delay_ns"`
+	MinWait    time.Duration `json:"min_wait_ns"`
+	LoadShare  float64       `json:"load_share"`
 	// Seed 003's churn: ChurnPipes pipes, Churn changes per readiness call;
 	// its latency against the descriptors polled, at LatencyPipes; its
 	// timeout overshoot at Timeouts, Samples each (the rows judge the
@@ -68,7 +73,7 @@ var Quick = Plan{
 	Small: 1000, Big: 9990, BigProcess: 10000, BigProfiled: 9980,
 	SweepPipes:  []int{10, 1000, 9995},
 	HerdWaiters: 250, HerdMode: herd.Processes, HerdPipes: 1, HerdInFlight: 10,
-	DelayPipes: 1000, Delay: 200 * time.Microsecond,
+	DelayPipes: 1000, Delay: 200 * time.Microsecond, MinWait: 200 * time.Microsecond, LoadShare: 0.5,
 	ChurnPipes: 10, Churn: 5,
 	LatencyPipes: []int{15, 85, 200},
 	Timeouts:     []time.Duration{100 * time.Microsecond}, TimeoutSamples: 50,
@@ -80,7 +85,7 @@ var Full = Plan{
 	Small: 1000, Big: 9990, BigProcess: 10000, BigProfiled: 9980,
 	SweepPipes:  []int{10, 100, 1000, 5000, 9995},
 	HerdWaiters: 250, HerdMode: herd.Processes, HerdPipes: 1, HerdInFlight: 10,
-	DelayPipes: 1000, Delay: 200 * time.Microsecond,
+	DelayPipes: 1000, Delay: 200 * time.Microsecond, MinWait: 200 * time.Microsecond, LoadShare: 0.5,
 	ChurnPipes: 10, Churn: 5,
 	LatencyPipes: []int{15, 85, 200},
 	Timeouts:     []time.Duration{100 * time.Microsecond}, TimeoutSamples: 200,

@@ -3,12 +3,10 @@ package seeds
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/pipebench/pipebench/experiment/herd"
 	"github.com/pipebench/pipebench/experiment/timeout"
-	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/pipebench/summary"
 )
 
@@ -72,7 +70,7 @@ func (x *runner) sum(name string) (summary.Summary, error) {
 		if errors.Is(o.err, errInterrupted) {
 			return summary.Summary{}, fmt.Errorf("%s: %w", name, o.err)
 		}
-		return summary.Summary{}, fmt.Errorf("%s: %s", name, x.opt.Reason(o.err))
+		return summary.Summary{}, fmt.Errorf("%s: %w", name, o.err)
 	}
 	return o.sum, nil
 }
@@ -275,7 +273,7 @@ func (x *runner) rows000() []Row {
 	if x.herdErr != nil || x.herd == nil || len(x.herd.Settings) != 2 {
 		why := "the herd did not run"
 		if x.herdErr != nil {
-			why = "herd: " + x.opt.Reason(x.herdErr)
+			why = "herd: " + x.herdErr.Error()
 		}
 		var rows []Row
 		for _, c := range cs {
@@ -295,60 +293,6 @@ func (x *runner) rows000() []Row {
 		cs[0].judged(work, fmt.Sprintf("tokens/sec on ÷ off: %.0f ÷ %.0f (%d waiter %s)", on.TokensPerSec, off.TokensPerSec, p.HerdWaiters, p.HerdMode), sameSide(realR)),
 		cs[1].judged(sys, fmt.Sprintf("the writer thread's system CPU per token off ÷ on: %v ÷ %v", time.Duration(off.WriterSystemPerToken), time.Duration(on.WriterSystemPerToken)), sameSide(sysR)),
 		cs[2].judged(wake, fmt.Sprintf("%.4g ÷ %.4g wake-ups per token", off.WakeupsPerToken, on.WakeupsPerToken), expect(Above)),
-	}
-}
-
-// maxLoadChange is how far tokens/sec may move between seed 002's two
-// runs for them to count as the same offered load: pipebench's bound.
-const maxLoadChange = 0.10
-
-// rows002 sets the sleep before each wait beside the min-wait patch.
-func (x *runner) rows002() []Row {
-	p := x.plan
-	cmd := fmt.Sprintf("pipebench -n %d -l 0 -writer thread -delay %v; the same with -delay 0", p.DelayPipes, p.Delay)
-	premise := "no figure: the patch states that production workloads sleep before epoll_wait to batch better and gain efficiency, without numbers"
-	kernel := MinWaitHere()
-	invR, invFrom := ratioOf(minwaitSleepInvol, minwaitKernInvol)
-	idleR, idleFrom := ratioOf(minwaitKernIdle, minwaitSleepIdle)
-	cs := []claim{
-		{"002", fmt.Sprintf("a %v sleep before each wait batches more events per call", p.Delay), "samples per call, sleep ÷ none", 0, premise, cmd},
-		{"002", fmt.Sprintf("a %v sleep before each wait costs less CPU per token", p.Delay), "CPU per token, none ÷ sleep", 0, premise, cmd},
-		{"002", "a kernel minimum wait makes fewer involuntary context switches than the sleep, at the same load", "involuntary cs/sec, sleep ÷ min-wait", invR, invFrom, cmd},
-		{"002", "a kernel minimum wait leaves more CPU idle than the sleep, at the same load", "idle CPU, min-wait ÷ sleep", idleR, idleFrom, cmd},
-	}
-	none, slept, err := x.sums(s002None, s002Sleep)
-	if err != nil {
-		var rows []Row
-		for _, c := range cs {
-			rows = append(rows, c.missing(err.Error()))
-		}
-		return rows
-	}
-	rn, rs := x.runs[s002None].res, x.runs[s002Sleep].res
-	load := fmt.Sprintf("tokens/sec %.0f without the sleep, %.0f with it", none.TokensPerSec, slept.TokensPerSec)
-	same := func(j Judgement) Judgement {
-		if ch := slept.TokensPerSec/none.TokensPerSec - 1; ch > maxLoadChange || ch < -maxLoadChange {
-			return Incomparable(fmt.Sprintf("the offered load moved by %+.0f%% (%s): more than the %.0f%% pipebench allows", 100*ch, load, 100*maxLoadChange))
-		}
-		return j
-	}
-	cpuPerToken := func(r *pipebench.Result) float64 { return float64(r.Process.CPU()) / float64(max(r.Totals.Tokens, 1)) }
-	invol := func(r *pipebench.Result) float64 { return float64(r.Process.Involuntary) / r.Elapsed.Seconds() }
-	idle := func(r *pipebench.Result) float64 {
-		busy := float64(r.Process.CPU()) / (float64(r.Elapsed) * float64(runtime.NumCPU()))
-		return 100 * (1 - busy)
-	}
-	batch := slept.SamplesPerCall / none.SamplesPerCall
-	eff := cpuPerToken(rn) / cpuPerToken(rs)
-	inv := invol(rs) / invol(rn)
-	idl := idle(rs) / idle(rn)
-	return []Row{
-		cs[0].judged(batch, fmt.Sprintf("%.4g ÷ %.4g samples per call; %s", slept.SamplesPerCall, none.SamplesPerCall, load), func(h float64) Judgement { return same(Expect(Above, h)) }),
-		cs[1].judged(eff, fmt.Sprintf("%v ÷ %v of the process's CPU per token; %s", time.Duration(cpuPerToken(rn)), time.Duration(cpuPerToken(rs)), load), func(h float64) Judgement { return same(Expect(Above, h)) }),
-		cs[2].judged(inv, fmt.Sprintf("the sleep against no sleep: the process's involuntary cs/sec, %.0f ÷ %.0f", invol(rs), invol(rn)),
-			fixed(Incomparable(kernel+"; the row shows the sleep against no sleep instead"))),
-		cs[3].judged(idl, fmt.Sprintf("the sleep against no sleep: the CPU the run left idle of %d, %.1f%% ÷ %.1f%% (other processes' use not counted)", runtime.NumCPU(), idle(rs), idle(rn)),
-			fixed(Incomparable(kernel+"; the row shows the sleep against no sleep instead"))),
 	}
 }
 
@@ -449,7 +393,7 @@ func latencyClaim(theirs float64, n int) string {
 // overshoot is mechanism m's median overshoot at timeout d.
 func (x *runner) overshoot(m timeout.Mechanism, d time.Duration) (time.Duration, error) {
 	if x.timeoutErr != nil {
-		return 0, fmt.Errorf("timeout: %s", x.opt.Reason(x.timeoutErr))
+		return 0, fmt.Errorf("timeout: %w", x.timeoutErr)
 	}
 	if x.timeout == nil {
 		return 0, errors.New("the timeout measurement did not run")

@@ -19,10 +19,10 @@ import (
 
 // Options are how a reproduction runs.
 type Options struct {
-	// Backends are the factories by name: "poll", "epoll" and "epoll-et"
-	// are needed (the bypass is pipebench.Bypass). Seed 001's rows run
-	// epoll-et: the first epoll_pipe_bench registered its pipes
-	// edge-triggered.
+	// Backends are the factories by name: "poll", "epoll", "epoll-et" and
+	// "uring" are needed (the bypass is pipebench.Bypass). Seed 001's rows
+	// run epoll-et: the first epoll_pipe_bench registered its pipes
+	// edge-triggered; seed 002's run uring, whose wait has a minimum wait.
 	Backends map[string]*pipebench.Factory
 	// Stop, when closed, ends the running step and skips the rest; the
 	// rows then say which figures are missing.
@@ -31,11 +31,12 @@ type Options struct {
 	// intervals and its end, as a sweep's progress (Progress.Name names
 	// the step). Calls come from one goroutine at a time.
 	OnProgress func(sweep.Progress)
-	// Run measures one pipebench run; pipebench.Run unless set.
-	Run func(pipebench.Config) (*pipebench.Result, error)
-	// Reason says how a run's error reads in the rows (the command names
-	// flags); err.Error() unless set.
-	Reason func(error) string
+	// Run measures one prepared pipebench run; its Prepared's Run unless
+	// set.
+	Run func(*pipebench.Prepared, pipebench.Observers) (*pipebench.Result, error)
+	// Names write the settings of a step's refusal (the command's are its
+	// flags); nil writes the Config's own field names.
+	Names pipebench.Names
 	// PerfCheck says whether perf can record kernel profiles here;
 	// profile.Check unless set.
 	PerfCheck func() error
@@ -61,7 +62,7 @@ type Result struct {
 // Steps is how many steps Run takes with plan p: what a progress display
 // counts.
 func Steps(p Plan) int {
-	return 8 + 2*len(p.SweepPipes) + 1 + 2 + 1 + 2 + 2*len(p.LatencyPipes)
+	return 8 + 2*len(p.SweepPipes) + 1 + steps002 + 1 + 2 + 2*len(p.LatencyPipes)
 }
 
 // Run runs every step of plan p, then judges every claim. A step that
@@ -69,7 +70,7 @@ func Steps(p Plan) int {
 // returned is the first failure, or nil. Bad options are an error before
 // any step.
 func Run(p Plan, opt Options) (*Result, error) {
-	for _, name := range []string{"poll", "epoll", "epoll-et"} {
+	for _, name := range []string{"poll", "epoll", "epoll-et", "uring"} {
 		if opt.Backends[name] == nil {
 			return nil, fmt.Errorf("seeds: no %s backend given", name)
 		}
@@ -77,10 +78,7 @@ func Run(p Plan, opt Options) (*Result, error) {
 	rounds := max(opt.Rounds, 1)
 	x := &runner{plan: p, opt: opt, t0: time.Now(), total: Steps(p) * rounds, rounds: rounds}
 	if x.opt.Run == nil {
-		x.opt.Run = pipebench.Run
-	}
-	if x.opt.Reason == nil {
-		x.opt.Reason = func(err error) string { return err.Error() }
+		x.opt.Run = (*pipebench.Prepared).Run
 	}
 	if x.opt.PerfCheck == nil {
 		x.opt.PerfCheck = profile.Check
@@ -119,6 +117,7 @@ type runner struct {
 	round, rounds int
 
 	runs       map[string]outcome // pipebench runs by step name
+	saturation map[string]float64 // seed 002's saturation (tokens/s) by backend
 	shares     map[string]share   // pipe_poll's share of the kernel samples, by step name
 	perf       error              // why perf cannot record here, or nil
 	sweep      *sweep.Result
@@ -151,7 +150,7 @@ type share struct {
 func (x *runner) begin(r int) {
 	x.round = r
 	x.done = (r - 1) * Steps(x.plan)
-	x.runs, x.shares = map[string]outcome{}, map[string]share{}
+	x.runs, x.shares, x.saturation = map[string]outcome{}, map[string]share{}, map[string]float64{}
 	x.sweep, x.sweepErr, x.herd, x.herdErr, x.timeout, x.timeoutErr = nil, nil, nil, nil, nil, nil
 }
 
@@ -185,7 +184,7 @@ func (x *runner) fail(name string, err error) {
 	if x.rounds > 1 {
 		name = fmt.Sprintf("round %d: %s", x.round, name)
 	}
-	x.failures = append(x.failures, name+": "+x.opt.Reason(err))
+	x.failures = append(x.failures, name+": "+err.Error())
 	if x.firstErr == nil {
 		x.firstErr = fmt.Errorf("%s: %w", name, err)
 	}
@@ -209,10 +208,14 @@ func (x *runner) step(name string, do func() error) error {
 	return err
 }
 
-// config is a pipebench run of the plan's duration.
+// config is a pipebench run of the plan's duration, interval and warm-up.
 func (x *runner) config(b *pipebench.Factory, pipes, inFlight int, w pipebench.WriterMode) pipebench.Config {
-	return pipebench.Config{Pipes: pipes, InFlight: inFlight, Backend: b, Writer: w, Seed: 1,
-		Duration: x.plan.Run, Interval: x.plan.Interval}
+	return pipebench.Config{
+		Workload:  pipebench.Workload{Pipes: pipes, InFlight: inFlight, RouteSeed: 1},
+		Readiness: pipebench.Readiness{Backend: b},
+		Threads:   pipebench.Threads{Writer: w},
+		Window:    pipebench.Window{Duration: x.plan.Run, Interval: x.plan.Interval, Warmup: x.plan.Warmup},
+	}
 }
 
 // pinned pins cfg to the plan's CPU, if it has one.
@@ -223,9 +226,10 @@ func (x *runner) pinned(cfg pipebench.Config) pipebench.Config {
 	return cfg
 }
 
-// measure runs cfg as step name, with a kernel profile when kprofile is
-// set and perf can record, and keeps its outcome. A run refused for the
-// descriptor limit is not a failure: its rows say why it is missing.
+// measure prepares and runs cfg as step name, with a kernel profile when
+// kprofile is set and perf can record, and keeps its outcome. A run
+// refused for the descriptor limit is not a failure: its rows say why it is
+// missing.
 func (x *runner) measure(name string, cfg pipebench.Config, kprofile bool) {
 	if x.stopped() {
 		x.runs[name] = outcome{err: errInterrupted}
@@ -234,22 +238,43 @@ func (x *runner) measure(name string, cfg pipebench.Config, kprofile bool) {
 	}
 	x.emit(sweep.Started, name, 0, nil)
 	t0 := time.Now()
-	cfg.Stop = x.opt.Stop
-	cfg.OnInterval = func(pipebench.Interval) { x.emit(sweep.Tick, name, time.Since(t0), nil) }
+	p, err := pipebench.Prepare(cfg, 0, x.opt.Names)
+	var limit *pipebench.LimitError
+	o := outcome{err: err}
+	switch {
+	case errors.As(err, &limit):
+	case err != nil:
+		x.fail(name, err)
+	default:
+		o = x.run(name, p, kprofile, t0)
+	}
+	x.runs[name] = o
+	x.done++
+	var pt *sweep.Point
+	if o.err == nil {
+		point := sweep.NewPoint(sweep.Key{Backend: cfg.Backend.Name, Pipes: cfg.Pipes, InFlight: cfg.InFlight}, o.res, x.plan.Warmup)
+		pt = &point
+	}
+	x.emit(sweep.Finished, name, time.Since(t0), pt)
+}
+
+// run runs p as step name, begun at t0, with a kernel profile when kprofile
+// is set and perf can record (x.shares keeps pipe_poll's share of it), and
+// returns its outcome.
+func (x *runner) run(name string, p *pipebench.Prepared, kprofile bool, t0 time.Time) outcome {
+	obs := pipebench.Observers{Stop: x.opt.Stop, OnInterval: func(pipebench.Interval) { x.emit(sweep.Tick, name, time.Since(t0), nil) }}
 	var prof *profile.Profiler
-	var path string
 	if kprofile && x.perf == nil {
 		dir, err := os.MkdirTemp("", "pipebench-seeds")
 		if err != nil {
 			x.shares[name] = share{err: fmt.Errorf("kernel profile: %w", err)}
 		} else {
 			defer os.RemoveAll(dir)
-			path = filepath.Join(dir, "kernel.pb.gz")
-			prof = profile.NewProfiler("", path)
-			report.HookProfiler(prof, &cfg)
+			prof = profile.NewProfiler("", filepath.Join(dir, "kernel.pb.gz"))
+			obs = report.HookProfiler(prof, p.Config(), obs)
 		}
 	}
-	res, err := x.opt.Run(cfg)
+	res, err := x.opt.Run(p, obs)
 	o := outcome{res: res, err: err}
 	if prof != nil {
 		x.shares[name] = pipePollShare(prof)
@@ -257,9 +282,7 @@ func (x *runner) measure(name string, cfg pipebench.Config, kprofile bool) {
 		// than during the next step's run.
 		runtime.GC()
 	}
-	var limit *pipebench.LimitError
 	switch {
-	case errors.As(err, &limit):
 	case err != nil:
 		x.fail(name, err)
 	case res.Interrupted && prof != nil && x.shares[name].err != nil && !x.stopped():
@@ -273,14 +296,7 @@ func (x *runner) measure(name string, cfg pipebench.Config, kprofile bool) {
 	default:
 		o.sum = summary.Summarize(res, x.plan.Warmup)
 	}
-	x.runs[name] = o
-	x.done++
-	var p *sweep.Point
-	if o.err == nil {
-		pt := sweep.NewPoint(sweep.Key{Backend: cfg.Backend.Name, Pipes: cfg.Pipes, InFlight: cfg.InFlight}, res, x.plan.Warmup)
-		p = &pt
-	}
-	x.emit(sweep.Finished, name, time.Since(t0), p)
+	return o
 }
 
 // pipePollShare finishes a kernel profile and returns pipe_poll's share of
@@ -324,8 +340,6 @@ const (
 	s001Bypass    = "001 bypass -n 10000 -f"
 	s001EpollProc = "001 epoll-et -n 10000 -l 1, writer process"
 	s000Herd      = "000 herd"
-	s002None      = "002 no sleep"
-	s002Sleep     = "002 sleep before each wait"
 	s003Timeout   = "003 timeout overshoot"
 	s003ChurnPoll = "003 churn poll"
 	s003ChurnEp   = "003 churn epoll"
@@ -361,18 +375,24 @@ func (x *runner) seed001() {
 // pipebench's choice, so that every size runs the same way.
 func (x *runner) seed004() {
 	grid := sweep.Grid{Backends: []string{"poll", "epoll"}, Pipes: x.plan.SweepPipes, InFlight: []int{1}}
-	var jobs []sweep.Job
-	for _, k := range grid.Keys() {
-		cfg := x.config(x.opt.Backends[k.Backend], k.Pipes, k.InFlight, pipebench.WriterSelf)
-		jobs = append(jobs, sweep.Job{Key: k, Config: cfg})
-	}
+	keys := grid.Keys()
+	offset := x.done
+	x.done += len(keys)
 	if x.stopped() {
 		x.sweepErr = errInterrupted
-		x.done += len(jobs)
 		return
 	}
-	offset := x.done
-	opt := sweep.Options{Warmup: x.plan.Warmup, Stop: x.opt.Stop, Run: x.opt.Run, Reason: x.opt.Reason,
+	var jobs []sweep.Job
+	for _, k := range keys {
+		j, err := sweep.NewJob(k, x.config(x.opt.Backends[k.Backend], k.Pipes, k.InFlight, pipebench.WriterSelf), x.opt.Names)
+		if err != nil {
+			x.sweepErr = err
+			x.fail("004 sweep", err)
+			return
+		}
+		jobs = append(jobs, j)
+	}
+	opt := sweep.Options{Warmup: x.plan.Warmup, Stop: x.opt.Stop, Run: x.opt.Run,
 		OnProgress: func(e sweep.Progress) {
 			if x.opt.OnProgress != nil {
 				e.Name = "004 sweep: " + e.Key.String()
@@ -385,7 +405,6 @@ func (x *runner) seed004() {
 		}}
 	res, err := sweep.Run(grid, jobs, opt)
 	x.sweep, x.sweepErr = res, err
-	x.done = offset + len(jobs)
 	if err != nil {
 		x.fail("004 sweep", err)
 	}
@@ -399,8 +418,12 @@ func (x *runner) seed000() {
 	p := x.plan
 	err := x.step(s000Herd, func() error {
 		cfg := herd.Config{Waiters: p.HerdWaiters, Mode: p.HerdMode, Pipes: p.HerdPipes, InFlight: p.HerdInFlight,
-			Seed: 1, Duration: p.Run, Interval: p.Interval, Stop: x.opt.Stop}
-		res, err := herd.Run(cfg)
+			RouteSeed: 1, Duration: p.Run, Interval: p.Interval}
+		prepared, err := herd.Prepare(cfg, x.opt.Names)
+		if err != nil {
+			return err
+		}
+		res, err := prepared.Run(herd.Observers{Stop: x.opt.Stop})
 		x.herd = res
 		if err == nil && res != nil && len(res.Settings) == 2 && (res.Settings[0].Interrupted || res.Settings[1].Interrupted) {
 			x.interrupted = true
@@ -411,24 +434,17 @@ func (x *runner) seed000() {
 	x.herdErr = err
 }
 
-// seed002: the unbounded writer thread at DelayPipes pipes, with and
-// without a sleep before each readiness call.
-func (x *runner) seed002() {
-	epoll := x.opt.Backends["epoll"]
-	p := x.plan
-	x.measure(s002None, x.config(epoll, p.DelayPipes, 0, pipebench.WriterThread), false)
-	cfg := x.config(epoll, p.DelayPipes, 0, pipebench.WriterThread)
-	cfg.Delay = p.Delay
-	x.measure(s002Sleep, cfg, false)
-}
-
 // seed003: timeout overshoot through experiment/timeout; poll and epoll
 // under churn; write-to-read latency of poll and epoll at LatencyPipes.
 func (x *runner) seed003() {
 	p := x.plan
 	x.timeoutErr = x.step(s003Timeout, func() error {
-		res, err := timeout.Run(timeout.Config{Timeouts: p.Timeouts, Samples: p.TimeoutSamples, Stop: x.opt.Stop,
-			Mechanisms: []timeout.Mechanism{timeout.EpollWait, timeout.EpollPwait2, timeout.Timerfd}})
+		prepared, err := timeout.Prepare(timeout.Config{Timeouts: p.Timeouts, Samples: p.TimeoutSamples,
+			Mechanisms: []timeout.Mechanism{timeout.EpollWait, timeout.EpollPwait2, timeout.Timerfd}}, x.opt.Names)
+		if err != nil {
+			return err
+		}
+		res, err := prepared.Run(timeout.Observers{Stop: x.opt.Stop})
 		x.timeout = res
 		if err == nil && res.Interrupted {
 			x.interrupted = true

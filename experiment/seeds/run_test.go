@@ -19,6 +19,7 @@ import (
 	"github.com/pipebench/pipebench/internal/envinfo"
 	"github.com/pipebench/pipebench/pipebench"
 	"github.com/pipebench/pipebench/poll"
+	"github.com/pipebench/pipebench/uring"
 )
 
 func TestMain(m *testing.M) {
@@ -34,13 +35,13 @@ var Tiny = seeds.Plan{
 	Small: 200, Big: 1000, BigProcess: 200,
 	SweepPipes:  []int{10, 100},
 	HerdWaiters: 4, HerdMode: herd.Threads, HerdPipes: 2, HerdInFlight: 2,
-	DelayPipes: 50, Delay: 200 * time.Microsecond,
+	DelayPipes: 50, Delay: 200 * time.Microsecond, MinWait: 200 * time.Microsecond, LoadShare: 0.5,
 	ChurnPipes: 10, Churn: 5,
 	LatencyPipes: []int{15, 85, 200},
 	Timeouts:     []time.Duration{100 * time.Microsecond}, TimeoutSamples: 10,
 }
 
-var backends = map[string]*pipebench.Factory{"poll": &poll.Factory, "epoll": &epoll.LevelFactory, "epoll-et": &epoll.EdgeFactory}
+var backends = map[string]*pipebench.Factory{"poll": &poll.Factory, "epoll": &epoll.LevelFactory, "epoll-et": &epoll.EdgeFactory, "uring": &uring.Factory}
 
 // TestRunTiny runs every step at tiny sizes and checks every row: a
 // claim, a verdict with why, the command, a figure here (the profile row
@@ -104,6 +105,13 @@ func profileMissing(r seeds.Row) bool {
 		(strings.Contains(r.Why, "perf cannot record here") || strings.Contains(r.Why, "pipe_poll was not sampled"))
 }
 
+// noRatio002 says whether r is a row of seed 002 whose runs left no
+// ratio, which a short run on a busy machine may: no CPU idle, or no
+// involuntary context switch, in one of the two runs.
+func noRatio002(r seeds.Row) bool {
+	return r.Seed == "002" && r.Verdict == seeds.NotComparable && strings.HasSuffix(r.Why, ": no ratio")
+}
+
 func checkRow(t *testing.T, i int, r seeds.Row) {
 	t.Helper()
 	switch {
@@ -113,7 +121,7 @@ func checkRow(t *testing.T, i int, r seeds.Row) {
 		t.Errorf("row %d (%s): verdict %q", i, r.Claim, r.Verdict)
 	case r.Why == "":
 		t.Errorf("row %d (%s): a verdict without why", i, r.Claim)
-	case r.Here == nil && !profileMissing(r):
+	case r.Here == nil && !profileMissing(r) && !noRatio002(r):
 		t.Errorf("row %d (%s): no figure here: %s", i, r.Claim, r.Why)
 	case r.Here != nil && r.HereFrom == "":
 		t.Errorf("row %d (%s): a figure here without its source", i, r.Claim)

@@ -33,7 +33,9 @@ func (c Curve) String() string {
 func curveOf(k Key) Curve { return Curve{k.Backend, k.InFlight, k.Writers, k.Readers} }
 
 // at is the curve's point at pipes.
-func (c Curve) at(pipes int) Key { return Key{c.Backend, pipes, c.InFlight, c.Writers, c.Readers} }
+func (c Curve) at(pipes int) Key {
+	return Key{Backend: c.Backend, Pipes: pipes, InFlight: c.InFlight, Writers: c.Writers, Readers: c.Readers}
+}
 
 // Crossings is where a sweep's curves cross, pair by pair.
 type Crossings struct {
@@ -85,8 +87,12 @@ type Refine struct {
 // FindCrossings finds where the curves of r cross (stats.Crossings), for
 // every pair of curves that share at least two pipe counts. The
 // repetitions of a point are paired by round: each round measured both
-// curves' points once.
+// curves' points once. An open-loop sweep has none: its curves run
+// against the load, and its evts/sec is the load.
 func FindCrossings(r *Result) *Crossings {
+	if r.Grid.Open() {
+		return nil
+	}
 	type at struct {
 		c     Curve
 		pipes int

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
 )
@@ -90,26 +89,15 @@ func TestFindCrossings(t *testing.T) {
 
 // refineRun measures every point at rate(backend, pipes, -l), in every
 // interval.
-func refineRun(rate func(b string, n, l int) float64) func(pipebench.Config) (*pipebench.Result, error) {
-	return func(cfg pipebench.Config) (*pipebench.Result, error) {
+func refineRun(rate func(b string, n, l int) float64) func(*pipebench.Prepared, pipebench.Observers) (*pipebench.Result, error) {
+	return func(p *pipebench.Prepared, _ pipebench.Observers) (*pipebench.Result, error) {
+		cfg := p.Config()
 		v := rate(cfg.Backend.Name, cfg.Pipes, cfg.InFlight)
 		return fakeResult(pipebench.WriterSelf, v, v, v), nil
 	}
 }
 
-func refineJob(k Key) (Job, error) {
-	return Job{Key: k, Config: pipebench.Config{Backend: &pipebench.Factory{Name: k.Backend}, Pipes: k.Pipes, InFlight: k.InFlight,
-		Duration: 3 * time.Second, Interval: time.Second, Writer: pipebench.WriterSelf}}, nil
-}
-
-func refineJobs(g Grid) []Job {
-	var js []Job
-	for _, k := range g.Keys() {
-		j, _ := refineJob(k)
-		js = append(js, j)
-	}
-	return js
-}
+func refineJobs(t *testing.T, g Grid) []Job { return jobs(t, g, Key{}) }
 
 // TestRefine: -refine adds both curves' points at the bracket's geometric
 // middle, step by step, each run once a round, until the bracket is
@@ -138,7 +126,7 @@ func TestRefine(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var total []int
-			res, err := Run(g, refineJobs(g), Options{Warmup: 1, Rounds: 2, Run: refineRun(rate), Refine: 1.25, RefineBudget: c.budget, Job: refineJob,
+			res, err := Run(g, refineJobs(t, g), Options{Warmup: 1, Rounds: 2, Run: refineRun(rate), Refine: 1.25, RefineBudget: c.budget, Job: testJob,
 				OnProgress: func(e Progress) {
 					if e.Kind == Finished {
 						total = append(total, e.Total)
@@ -189,7 +177,7 @@ func TestRefineAdjacent(t *testing.T) {
 		{Backends: []string{"poll", "epoll"}, Pipes: []int{2, 3}, InFlight: []int{1}},
 		{Backends: []string{"poll", "epoll"}, Pipes: []int{1}, InFlight: []int{1}, Writers: []int{2, 3}},
 	} {
-		res, err := Run(g, refineJobs(g), Options{Warmup: 1, Run: refineRun(rate), Refine: 1.1, RefineBudget: 8, Job: refineJob})
+		res, err := Run(g, refineJobs(t, g), Options{Warmup: 1, Run: refineRun(rate), Refine: 1.1, RefineBudget: 8, Job: testJob})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,14 +216,14 @@ func TestRefineStops(t *testing.T) {
 	g := Grid{Backends: []string{"poll", "epoll"}, Pipes: []int{1, 100}, InFlight: []int{1}}
 	stop := make(chan struct{})
 	calls := 0
-	run := func(cfg pipebench.Config) (*pipebench.Result, error) {
+	run := func(p *pipebench.Prepared, obs pipebench.Observers) (*pipebench.Result, error) {
 		calls++
 		if calls == 4 {
 			close(stop)
 		}
-		return refineRun(pollEpoll)(cfg)
+		return refineRun(pollEpoll)(p, obs)
 	}
-	res, err := Run(g, refineJobs(g), Options{Warmup: 1, Stop: stop, Run: run, Refine: 1.25, RefineBudget: 8, Job: refineJob})
+	res, err := Run(g, refineJobs(t, g), Options{Warmup: 1, Stop: stop, Run: run, Refine: 1.25, RefineBudget: 8, Job: testJob})
 	if err != nil || !res.Interrupted || len(res.Refine.Added) != 0 || calls != 4 {
 		t.Errorf("err %v, %d runs, refine %+v: want the grid's four and nothing added", err, calls, res.Refine)
 	}
@@ -244,7 +232,7 @@ func TestRefineStops(t *testing.T) {
 	}
 
 	refused := func(k Key) (Job, error) { return Job{}, fmt.Errorf("-n %d is refused", k.Pipes) }
-	res, err = Run(g, refineJobs(g), Options{Warmup: 1, Run: refineRun(pollEpoll), Refine: 1.25, RefineBudget: 8, Job: refused})
+	res, err = Run(g, refineJobs(t, g), Options{Warmup: 1, Run: refineRun(pollEpoll), Refine: 1.25, RefineBudget: 8, Job: refused})
 	if err != nil || len(res.Refine.Added) != 2 || len(res.Skipped) != 2 || res.Skipped[0].Reason != "-n 10 is refused" {
 		t.Errorf("err %v, refine %+v, skipped %+v: want the two points at 10 skipped with the reason", err, res.Refine, res.Skipped)
 	}

@@ -11,6 +11,13 @@
 // the sweep's record: text.go, table.go, crosstext.go), and the progress
 // shown as the points run (Bar); its subpackage plot draws it.
 //
+// An open-loop sweep (Grid.Rates, -rate) offers each point a fixed load
+// through a paced writer instead: its rates are tokens per second, or
+// shares of each configuration's saturation, measured first by an
+// unbounded writer (load.go); its text is a row per backend and rate
+// (LoadTable: received rate, CPU per event, idle, involuntary context
+// switches per second, latency; loadtext.go).
+//
 // It also reads reference tables (the seeds' published figures, kept as CSV
 // under testdata/) so that a plot can set today's curves beside them.
 //

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -9,17 +10,25 @@ import (
 )
 
 // Key names one point of a sweep. Writers and Readers are 0 when the
-// sweep does not cross them (every point then runs with the same).
+// sweep does not cross them (every point then runs with the same). Rate is
+// the offered load of an open-loop point (-rate), tokens per second, or,
+// with OfSaturation, a fraction of its curve's measured saturation (0.5:
+// half); 0 in a closed-loop sweep.
 type Key struct {
-	Backend  string `json:"backend"`
-	Pipes    int    `json:"pipes"`
-	InFlight int    `json:"in_flight"`
-	Writers  int    `json:"writers,omitempty"`
-	Readers  int    `json:"readers,omitempty"`
+	Backend      string  `json:"backend"`
+	Pipes        int     `json:"pipes"`
+	InFlight     int     `json:"in_flight"`
+	Writers      int     `json:"writers,omitempty"`
+	Readers      int     `json:"readers,omitempty"`
+	Rate         float64 `json:"rate,omitempty"`
+	OfSaturation bool    `json:"rate_of_saturation,omitempty"`
 }
 
 func (k Key) String() string {
 	s := fmt.Sprintf("%s at %d pipes, -l %d", k.Backend, k.Pipes, k.InFlight)
+	if k.Rate > 0 {
+		s = fmt.Sprintf("%s at %d pipes, -rate %s", k.Backend, k.Pipes, RateText(k.Rate, k.OfSaturation))
+	}
 	if k.Writers > 0 {
 		s += fmt.Sprintf(", -writers %d", k.Writers)
 	}
@@ -37,36 +46,45 @@ func (k Key) String() string {
 // with W writers has Pipes x W pipes (stress-epoll's one eventfd per
 // producer is Pipes 1); "reader", a point with R readers has Pipes x R
 // (perf bench epoll wait's -f 64 per thread is Pipes 64); "" (all), Pipes
-// is every point's number of pipes.
+// is every point's number of pipes. Rates, when set, make the sweep open
+// loop (-rate): each is an offered load, tokens per second, or with
+// OfSaturation a fraction of each curve's saturation, measured before the
+// curve's points (Result.Saturation); they run inside readers, before
+// backends, lowest first.
 type Grid struct {
-	Backends []string `json:"backends"`
-	Pipes    []int    `json:"pipes"`
-	InFlight []int    `json:"in_flight"`
-	Writers  []int    `json:"writers,omitempty"`
-	Readers  []int    `json:"readers,omitempty"`
-	PipesPer string   `json:"pipes_per,omitempty"`
+	Backends     []string  `json:"backends"`
+	Pipes        []int     `json:"pipes"`
+	InFlight     []int     `json:"in_flight"`
+	Writers      []int     `json:"writers,omitempty"`
+	Readers      []int     `json:"readers,omitempty"`
+	PipesPer     string    `json:"pipes_per,omitempty"`
+	Rates        []float64 `json:"rates,omitempty"`
+	OfSaturation bool      `json:"rates_of_saturation,omitempty"`
 }
 
 // Keys lists every point of the grid in the order it runs. Pipes, tokens
-// in flight, writers and readers are taken in ascending order whatever
-// order they were given in.
+// in flight, writers, readers and rates are taken in ascending order
+// whatever order they were given in.
 func (g Grid) Keys() []Key {
 	pipes, inflight := sorted(g.Pipes), sorted(g.InFlight)
 	writers, readers := orZero(sorted(g.Writers)), orZero(sorted(g.Readers))
-	keys := make([]Key, 0, len(g.Backends)*len(pipes)*len(inflight)*len(writers)*len(readers))
+	rates := orZero(sorted(g.Rates))
+	keys := make([]Key, 0, len(g.Backends)*len(pipes)*len(inflight)*len(writers)*len(readers)*len(rates))
 	for _, n := range pipes {
 		for _, l := range inflight {
 			for _, w := range writers {
 				for _, r := range readers {
-					for _, b := range g.Backends {
-						k := Key{Backend: b, Pipes: n, InFlight: l, Writers: w, Readers: r}
-						switch g.PipesPer {
-						case "writer":
-							k.Pipes = n * max(w, 1)
-						case "reader":
-							k.Pipes = n * max(r, 1)
+					for _, rate := range rates {
+						for _, b := range g.Backends {
+							k := Key{Backend: b, Pipes: n, InFlight: l, Writers: w, Readers: r, Rate: rate, OfSaturation: rate > 0 && g.OfSaturation}
+							switch g.PipesPer {
+							case "writer":
+								k.Pipes = n * max(w, 1)
+							case "reader":
+								k.Pipes = n * max(r, 1)
+							}
+							keys = append(keys, k)
 						}
-						keys = append(keys, k)
 					}
 				}
 			}
@@ -75,24 +93,49 @@ func (g Grid) Keys() []Key {
 	return keys
 }
 
+// Open says whether the grid is an open-loop sweep (-rate).
+func (g Grid) Open() bool { return len(g.Rates) > 0 }
+
 // orZero is xs, or one 0 (not crossed) when xs is empty.
-func orZero(xs []int) []int {
+func orZero[T int | float64](xs []T) []T {
 	if len(xs) == 0 {
-		return []int{0}
+		return []T{0}
 	}
 	return xs
 }
 
-func sorted(xs []int) []int {
+func sorted[T int | float64](xs []T) []T {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s
 }
 
-// Job is one point and the run configuration that measures it.
+// Job is one point and the run that measures it, prepared before the
+// sweep begins (NewJob).
 type Job struct {
-	Key    Key
+	Key Key
+	// Config is the run's configuration, as given.
 	Config pipebench.Config
+	// Prepared is the run, checked and planned; nil when the point cannot
+	// run here, and Skip then says why (the descriptor limit).
+	Prepared *pipebench.Prepared
+	Skip     string
+}
+
+// NewJob prepares the run of point k with cfg (pipebench.Prepare, its
+// refusals written by names). A point over a limit of this machine (a
+// *pipebench.LimitError) is a job to skip, with the reason; any other
+// refusal is the error.
+func NewJob(k Key, cfg pipebench.Config, names pipebench.Names) (Job, error) {
+	p, err := pipebench.Prepare(cfg, 0, names)
+	var limit *pipebench.LimitError
+	switch {
+	case errors.As(err, &limit):
+		return Job{Key: k, Config: cfg, Skip: err.Error()}, nil
+	case err != nil:
+		return Job{}, err
+	}
+	return Job{Key: k, Config: cfg, Prepared: p}, nil
 }
 
 // Point is what one run of a sweep measured.
@@ -134,6 +177,15 @@ type Point struct {
 	// nil where the machine's CPU time was not read.
 	Others *float64 `json:"others_cpu,omitempty"`
 	Steal  *float64 `json:"steal_cpu,omitempty"`
+	// Pacing is how an open-loop point (-rate) kept its schedule: offered,
+	// sent and received tokens per second, the tick, the backlog, and
+	// whether the rate was past saturation; nil in a closed loop.
+	Pacing *pipebench.Pacing `json:"pacing,omitempty"`
+	// IdleShare is how idle the CPUs the run may use were over its window;
+	// MachineCPUPerEvent every CPU's busy time per event, every program's
+	// (summary.Summary's); nil where /proc/stat was not read.
+	IdleShare          *float64 `json:"idle_share,omitempty"`
+	MachineCPUPerEvent *float64 `json:"machine_cpu_ns_per_event,omitempty"`
 }
 
 // NewPoint summarises one finished run.
@@ -148,6 +200,7 @@ func NewPoint(k Key, res *pipebench.Result, warmup int) Point {
 		Tokens:           res.Tokens,
 		SyscallsPerToken: s.SyscallsPerToken, CPUPerToken: s.CPUPerToken, CompletionsPerEnter: s.CompletionsPerEnter,
 		Costs: s.Costs, Latency: s.Latency,
+		Pacing: res.Pacing, IdleShare: s.IdleShare, MachineCPUPerEvent: s.MachineCPUPerEvent,
 	}
 	if others, steal, ok := res.Others(); ok {
 		p.Others, p.Steal = &others, &steal

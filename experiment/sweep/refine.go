@@ -47,7 +47,7 @@ func (s *sweeper) refine(grid []Job) error {
 			rf.Added = append(rf.Added, k)
 			j, err := s.opt.Job(k)
 			if err != nil {
-				s.res.Skipped = append(s.res.Skipped, Missing{Key: k, Reason: s.opt.Reason(err)})
+				s.res.Skipped = append(s.res.Skipped, Missing{Key: k, Reason: err.Error()})
 				continue
 			}
 			jobs = append(jobs, j)

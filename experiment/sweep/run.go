@@ -1,7 +1,6 @@
 package sweep
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -51,6 +50,10 @@ type Result struct {
 	Crossings *Crossings `json:"crossings,omitempty"`
 	// Refine is what -refine added; nil without it.
 	Refine *Refine `json:"refine,omitempty"`
+	// Saturation are the unbounded runs (-l 0) that measured each curve's
+	// saturation, their tokens/sec, before its points, when the grid's
+	// rates are fractions of it (Grid.OfSaturation; load.go).
+	Saturation []Point `json:"saturation,omitempty"`
 }
 
 // ProgressKind says what a Progress reports.
@@ -94,12 +97,9 @@ type Options struct {
 	// OnProgress, if set, hears about every point as it starts, each of its
 	// intervals and its end. Calls come from one goroutine at a time.
 	OnProgress func(Progress)
-	// Run measures one point; pipebench.Run unless set (tests set it).
-	Run func(pipebench.Config) (*pipebench.Result, error)
-	// Reason says how a run's error reads in the result: a caller that
-	// names Config fields otherwise (the command: by its flags) renders
-	// them here. err.Error() unless set.
-	Reason func(error) string
+	// Run measures one point; its Prepared's Run unless set (tests set
+	// it).
+	Run func(*pipebench.Prepared, pipebench.Observers) (*pipebench.Result, error)
 	// Rounds measures every point this many times (at least once). With
 	// more than one, each round runs the points in an order of its own,
 	// shuffled from ShuffleSeed and the round's number, so that a drift of
@@ -119,20 +119,18 @@ type Options struct {
 // Run measures every job, opt.Rounds times, each time with a fresh
 // pipebench run: fresh pipes and threads. One round runs the jobs in their
 // order; several run every job once a round, each round shuffled. A run
-// refused for the descriptor limit (*pipebench.LimitError) is recorded as
+// that cannot run here (Job.Skip: the descriptor limit) is recorded as
 // skipped, once, and the sweep goes on. Any other failure ends the sweep:
 // the result holds what was done and the error names the point. Closing
 // opt.Stop ends the sweep early with what was done; that is not an error.
 // With opt.Refine, points are then added inside the crossings' brackets
-// (refine.go). The result's Crossings are found from whatever was
-// measured.
+// (refine.go). With rates that are fractions of saturation, each curve's
+// saturation is measured first, once (load.go). The result's Crossings
+// are found from whatever was measured.
 func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
 	s := &sweeper{opt: opt, rounds: max(opt.Rounds, 1), total: len(jobs) * max(opt.Rounds, 1), t0: time.Now()}
 	if s.opt.Run == nil {
-		s.opt.Run = pipebench.Run
-	}
-	if s.opt.Reason == nil {
-		s.opt.Reason = func(err error) string { return err.Error() }
+		s.opt.Run = (*pipebench.Prepared).Run
 	}
 	res := &Result{Grid: grid, Rounds: s.rounds, Points: []Point{}}
 	s.res = res
@@ -148,7 +146,13 @@ func Run(grid Grid, jobs []Job, opt Options) (*Result, error) {
 		res.Crossings = FindCrossings(res)
 		res.Elapsed = time.Since(s.t0)
 	}()
-	more, err := s.runRounds(jobs, rounds.Shuffled(len(jobs), s.rounds, opt.ShuffleSeed))
+	more, err := true, error(nil)
+	if grid.OfSaturation {
+		jobs, more, err = s.saturate(jobs)
+	}
+	if more {
+		more, err = s.runRounds(jobs, rounds.Shuffled(len(jobs), s.rounds, opt.ShuffleSeed))
+	}
 	if !more || refine == nil {
 		return res, err
 	}
@@ -235,23 +239,21 @@ const (
 // measure runs job once, in round r, and adds what it measured, or why
 // not, to the result.
 func (s *sweeper) measure(job Job, r int) (runOutcome, error) {
-	k, res, reason := job.Key, s.res, s.opt.Reason
+	k, res := job.Key, s.res
 	s.emit(Progress{Kind: Started, Key: k, Round: r})
 	p0 := time.Now()
-	cfg := job.Config
-	cfg.Stop = s.opt.Stop
-	cfg.OnInterval = func(pipebench.Interval) {
-		s.emit(Progress{Kind: Tick, Key: k, Round: r, InPoint: time.Since(p0)})
-	}
-	out, err := s.opt.Run(cfg)
-	var limit *pipebench.LimitError
-	switch {
-	case errors.As(err, &limit):
-		res.Skipped = append(res.Skipped, Missing{Key: k, Reason: reason(err)})
-		s.emit(Progress{Kind: Finished, Key: k, Done: 1, Round: r, InPoint: time.Since(p0), Skipped: reason(err)})
+	if job.Prepared == nil {
+		res.Skipped = append(res.Skipped, Missing{Key: k, Reason: job.Skip})
+		s.emit(Progress{Kind: Finished, Key: k, Done: 1, Round: r, InPoint: time.Since(p0), Skipped: job.Skip})
 		return skippedRun, nil
+	}
+	obs := pipebench.Observers{Stop: s.opt.Stop, OnInterval: func(pipebench.Interval) {
+		s.emit(Progress{Kind: Tick, Key: k, Round: r, InPoint: time.Since(p0)})
+	}}
+	out, err := s.opt.Run(job.Prepared, obs)
+	switch {
 	case err != nil:
-		res.Failure = &Missing{Key: k, Round: s.round(r), Reason: reason(err)}
+		res.Failure = &Missing{Key: k, Round: s.round(r), Reason: err.Error()}
 		return measuredRun, fmt.Errorf("%s: %w", k, err)
 	case out.Interrupted:
 		return interruptedRun, nil
@@ -275,7 +277,7 @@ func stopped(stop <-chan struct{}) bool {
 func settingsOf(c pipebench.Config, warmup int) Settings {
 	return Settings{
 		Duration: c.Duration.String(), Interval: c.Interval.String(), Warmup: warmup,
-		Writer: c.Writer.String(), Route: c.Route.String(), Seed: c.Seed,
+		Writer: c.Writer.String(), Route: c.Route.String(), Seed: c.RouteSeed,
 		Source: c.Source.String(), MaxEvents: c.MaxEvents, Nest: c.Nest, Share: c.Share,
 	}
 }

@@ -13,8 +13,8 @@ import (
 func TestGridKeys(t *testing.T) {
 	g := Grid{Backends: []string{"poll", "epoll"}, Pipes: []int{100, 10}, InFlight: []int{4, 1}}
 	want := []Key{
-		{"poll", 10, 1, 0, 0}, {"epoll", 10, 1, 0, 0}, {"poll", 10, 4, 0, 0}, {"epoll", 10, 4, 0, 0},
-		{"poll", 100, 1, 0, 0}, {"epoll", 100, 1, 0, 0}, {"poll", 100, 4, 0, 0}, {"epoll", 100, 4, 0, 0},
+		{Backend: "poll", Pipes: 10, InFlight: 1}, {Backend: "epoll", Pipes: 10, InFlight: 1}, {Backend: "poll", Pipes: 10, InFlight: 4}, {Backend: "epoll", Pipes: 10, InFlight: 4},
+		{Backend: "poll", Pipes: 100, InFlight: 1}, {Backend: "epoll", Pipes: 100, InFlight: 1}, {Backend: "poll", Pipes: 100, InFlight: 4}, {Backend: "epoll", Pipes: 100, InFlight: 4},
 	}
 	if got := g.Keys(); !reflect.DeepEqual(got, want) {
 		t.Errorf("keys\n got %v\nwant %v", got, want)
@@ -30,7 +30,7 @@ func TestGridKeys(t *testing.T) {
 func TestGridKeysThreads(t *testing.T) {
 	g := Grid{Backends: []string{"epoll"}, Pipes: []int{1}, InFlight: []int{0}, Writers: []int{4, 2}, Readers: []int{1, 2}, PipesPer: "writer"}
 	want := []Key{
-		{"epoll", 2, 0, 2, 1}, {"epoll", 2, 0, 2, 2}, {"epoll", 4, 0, 4, 1}, {"epoll", 4, 0, 4, 2},
+		{Backend: "epoll", Pipes: 2, InFlight: 0, Writers: 2, Readers: 1}, {Backend: "epoll", Pipes: 2, InFlight: 0, Writers: 2, Readers: 2}, {Backend: "epoll", Pipes: 4, InFlight: 0, Writers: 4, Readers: 1}, {Backend: "epoll", Pipes: 4, InFlight: 0, Writers: 4, Readers: 2},
 	}
 	if got := g.Keys(); !reflect.DeepEqual(got, want) {
 		t.Errorf("keys\n got %v\nwant %v", got, want)
@@ -44,7 +44,7 @@ func TestGridKeysThreads(t *testing.T) {
 // (perf bench epoll wait's -f per thread).
 func TestGridKeysPerReader(t *testing.T) {
 	g := Grid{Backends: []string{"epoll"}, Pipes: []int{64}, InFlight: []int{0}, Readers: []int{2, 1}, PipesPer: "reader"}
-	want := []Key{{"epoll", 64, 0, 0, 1}, {"epoll", 128, 0, 0, 2}}
+	want := []Key{{Backend: "epoll", Pipes: 64, InFlight: 0, Readers: 1}, {Backend: "epoll", Pipes: 128, InFlight: 0, Readers: 2}}
 	if got := g.Keys(); !reflect.DeepEqual(got, want) {
 		t.Errorf("keys\n got %v\nwant %v", got, want)
 	}
@@ -52,7 +52,7 @@ func TestGridKeysPerReader(t *testing.T) {
 
 // fakeResult is a finished run whose intervals carry the given evts/sec.
 func fakeResult(writer pipebench.WriterMode, rates ...float64) *pipebench.Result {
-	res := &pipebench.Result{Setup: pipebench.Setup{Config: pipebench.Config{Writer: writer}}}
+	res := &pipebench.Result{Setup: pipebench.Setup{Config: pipebench.Config{Threads: pipebench.Threads{Writer: writer}}}}
 	for i, r := range rates {
 		res.Intervals = append(res.Intervals, pipebench.Interval{Index: i + 1, Seconds: 1, EventsPerSec: r, Counts: pipebench.Counts{Events: uint64(r), Tokens: uint64(r)}})
 		res.Totals.Events += uint64(r)
@@ -62,22 +62,77 @@ func fakeResult(writer pipebench.WriterMode, rates ...float64) *pipebench.Result
 	return res
 }
 
-func jobs(g Grid) []Job {
+// testFactory names a backend that opens nothing: Prepare only checks a
+// factory, and the tests' runs are made up (Options.Run).
+func testFactory(name string) *pipebench.Factory {
+	return &pipebench.Factory{Name: name, Open: func(pipebench.Options) (pipebench.Mechanism, error) {
+		return nil, errors.New("a test's backend opens nothing")
+	}}
+}
+
+// testJob is point k's job, prepared: k's pipes and tokens, a self
+// writer, 3 s in intervals of 1 s.
+func testJob(k Key) (Job, error) {
+	return NewJob(k, pipebench.Config{
+		Workload:  pipebench.Workload{Pipes: k.Pipes, InFlight: k.InFlight},
+		Readiness: pipebench.Readiness{Backend: testFactory(k.Backend)},
+		Threads:   pipebench.Threads{Writer: pipebench.WriterSelf},
+		Window:    pipebench.Window{Duration: 3 * time.Second, Interval: time.Second},
+	}, nil)
+}
+
+// jobs are the grid's jobs; the one of key skip (if any) is to be skipped,
+// as a point over the descriptor limit is.
+func jobs(t *testing.T, g Grid, skip Key) []Job {
 	var js []Job
 	for _, k := range g.Keys() {
-		js = append(js, Job{Key: k, Config: pipebench.Config{Pipes: k.Pipes, InFlight: k.InFlight, Duration: 3 * time.Second, Interval: time.Second, Writer: pipebench.WriterSelf}})
+		j, err := testJob(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k == skip {
+			j.Prepared, j.Skip = nil, skipReason
+		}
+		js = append(js, j)
 	}
 	return js
 }
 
+// skipReason is why a test's point is skipped.
+const skipReason = "-n 1000 needs 2003 descriptors: use -n 998 or less"
+
+// TestNewJob: a point that fits is prepared; one over the descriptor limit
+// is a job to skip, with the refusal written by the caller's names; any
+// other refusal is an error.
+func TestNewJob(t *testing.T) {
+	k := Key{Backend: "poll", Pipes: 10, InFlight: 1}
+	j, err := testJob(k)
+	if err != nil || j.Prepared == nil || j.Skip != "" || j.Prepared.Config().Pipes != 10 {
+		t.Fatalf("a point that fits: %+v, %v", j, err)
+	}
+	names := func(field, value string) string { return "-" + strings.ToLower(field) + " " + value }
+	cfg := j.Config
+	cfg.Pipes = 2000000 // over any machine's limit
+	j, err = NewJob(k, cfg, names)
+	if err != nil || j.Prepared != nil || !strings.HasPrefix(j.Skip, "-pipes 2000000 with -writer self needs ") {
+		t.Errorf("a point over the limit: %+v, %v; want a job to skip saying why by the caller's names", j, err)
+	}
+	cfg.Pipes, cfg.Interval = 10, 4*time.Second
+	var ce *pipebench.ConfigError
+	if _, err := NewJob(k, cfg, names); !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "-interval 4s is longer than -duration 3s") {
+		t.Errorf("a point that cannot run: %v, want the ConfigError by the caller's names", err)
+	}
+}
+
 func TestRunOutcomes(t *testing.T) {
 	g := Grid{Backends: []string{"poll", "epoll"}, Pipes: []int{10, 100, 1000}, InFlight: []int{1}}
-	limit := pipebench.NewLimitError(2003, 2000, pipebench.Setting("Pipes", 1000), pipebench.Text(" needs %d descriptors: use ", 2003), pipebench.Setting("Pipes", 998), pipebench.Text(" or less"))
 	boom := errors.New("stalled: no event for 2s")
 	cases := []struct {
 		name string
 		// outcome decides each run by its pipes and call number.
-		outcome     func(cfg pipebench.Config, call int, stop chan struct{}) (*pipebench.Result, error)
+		outcome func(cfg pipebench.Config, call int, stop chan struct{}) (*pipebench.Result, error)
+		// skip is the point over the limit, if any.
+		skip        Key
 		wantPoints  int
 		wantSkipped []Key
 		wantNotRun  []Key
@@ -93,12 +148,13 @@ func TestRunOutcomes(t *testing.T) {
 		},
 		{
 			name: "limit skips and goes on",
-			outcome: func(cfg pipebench.Config, call int, _ chan struct{}) (*pipebench.Result, error) {
-				if cfg.Pipes == 1000 && call == 4 {
-					return nil, limit
+			outcome: func(cfg pipebench.Config, _ int, _ chan struct{}) (*pipebench.Result, error) {
+				if cfg.Pipes == 1000 && cfg.Backend.Name == "poll" {
+					t.Error("a point to skip was run")
 				}
 				return fakeResult(pipebench.WriterSelf, 1, 100, 200, 300), nil
 			},
+			skip:        Key{Backend: "poll", Pipes: 1000, InFlight: 1},
 			wantPoints:  5,
 			wantSkipped: []Key{{Backend: "poll", Pipes: 1000, InFlight: 1}},
 		},
@@ -111,7 +167,7 @@ func TestRunOutcomes(t *testing.T) {
 				return fakeResult(pipebench.WriterSelf, 1, 100, 200, 300), nil
 			},
 			wantPoints: 2,
-			wantNotRun: []Key{{"epoll", 100, 1, 0, 0}, {"poll", 1000, 1, 0, 0}, {"epoll", 1000, 1, 0, 0}},
+			wantNotRun: []Key{{Backend: "epoll", Pipes: 100, InFlight: 1}, {Backend: "poll", Pipes: 1000, InFlight: 1}, {Backend: "epoll", Pipes: 1000, InFlight: 1}},
 			wantErr:    true,
 		},
 		{
@@ -125,7 +181,7 @@ func TestRunOutcomes(t *testing.T) {
 				return res, nil
 			},
 			wantPoints:  3,
-			wantNotRun:  []Key{{"epoll", 100, 1, 0, 0}, {"poll", 1000, 1, 0, 0}, {"epoll", 1000, 1, 0, 0}},
+			wantNotRun:  []Key{{Backend: "epoll", Pipes: 100, InFlight: 1}, {Backend: "poll", Pipes: 1000, InFlight: 1}, {Backend: "epoll", Pipes: 1000, InFlight: 1}},
 			interrupted: true,
 		},
 	}
@@ -134,19 +190,16 @@ func TestRunOutcomes(t *testing.T) {
 			stop := make(chan struct{})
 			calls := 0
 			var events []Progress
-			res, err := Run(g, jobs(g), Options{
+			res, err := Run(g, jobs(t, g, c.skip), Options{
 				Warmup: 1, Stop: stop,
 				OnProgress: func(e Progress) { events = append(events, e) },
-				Run: func(cfg pipebench.Config) (*pipebench.Result, error) {
-					if cfg.Stop == nil {
+				Run: func(p *pipebench.Prepared, obs pipebench.Observers) (*pipebench.Result, error) {
+					if obs.Stop == nil {
 						t.Error("the run was not given the stop channel")
 					}
-					r, err := c.outcome(cfg, calls, stop)
+					r, err := c.outcome(p.Config(), calls, stop)
 					calls++
 					return r, err
-				},
-				Reason: func(err error) string {
-					return pipebench.RenderError(err, func(field, value string) string { return "-" + strings.ToLower(field) + " " + value })
 				},
 			})
 			if (err != nil) != c.wantErr {
@@ -162,8 +215,8 @@ func TestRunOutcomes(t *testing.T) {
 				t.Errorf("skipped %v, want %v", got, c.wantSkipped)
 			}
 			for _, m := range res.Skipped {
-				if want := "-pipes 1000 needs 2003 descriptors: use -pipes 998 or less"; m.Reason != want {
-					t.Errorf("skipped for %q, want the reason as Options.Reason renders it: %q", m.Reason, want)
+				if m.Reason != skipReason {
+					t.Errorf("skipped for %q, want the job's reason %q", m.Reason, skipReason)
 				}
 			}
 			if got := keysOf(res.NotRun); !reflect.DeepEqual(got, c.wantNotRun) {

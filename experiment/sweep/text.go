@@ -29,6 +29,9 @@ type Doc struct {
 	// TableUnit is "evts/ms" when the table's cells are events per
 	// millisecond (-unit ms); empty for evts/sec.
 	TableUnit string `json:"table_unit,omitempty"`
+	// LoadTable is an open-loop sweep's table (-rate), in place of Table:
+	// a row per backend and rate.
+	LoadTable []LoadRow `json:"load_table,omitempty"`
 }
 
 // NewDoc lays r, recorded as rec, out with the given ratio columns,
@@ -39,6 +42,9 @@ func NewDoc(rec record.Head, r *Result, ratios []Ratio, perMs bool) *Doc {
 		d.TableUnit = "evts/ms"
 	}
 	d.Table = jsonRows(d.events())
+	if r.Grid.Open() {
+		d.Table, d.LoadTable = []jsonRow{}, LoadTable(r)
+	}
 	return d
 }
 
@@ -48,9 +54,13 @@ func (d *Doc) events() Table { return EventsTable(d.Result, d.Ratios, d.TableUni
 
 // WriteText writes the table of median evts/sec and where its curves
 // cross, the samples-per-call table when it varies, then the points that were skipped, not run or
-// failed, each with its reason.
+// failed, each with its reason; an open-loop sweep, its load table
+// instead (loadtext.go).
 func (d *Doc) WriteText(w io.Writer) error {
 	ew := &text.Printer{W: w}
+	if d.Result.Grid.Open() {
+		return d.writeLoad(w, ew)
+	}
 	r, t := d.Result, d.events()
 	on := ""
 	if d.Kernel != "" {
@@ -75,6 +85,28 @@ func (d *Doc) WriteText(w io.Writer) error {
 		ew.Printf("\n%s over each whole run\n", ct.What)
 		writeGrid(ew, ct)
 	}
+	writeMissing(ew, r)
+	d.writeMachine(ew)
+	if ew.Err() == nil {
+		ew.Keep(d.Head.WriteLines(w))
+	}
+	return ew.Err()
+}
+
+// writeMachine writes the machine block under the tables; a head not made
+// by a command (a test's) has no machine.
+func (d *Doc) writeMachine(ew *text.Printer) {
+	if d.Head.Format == "" {
+		return
+	}
+	for _, l := range record.MachineLines(d.Environment, false) {
+		ew.Printf("%s\n", l)
+	}
+}
+
+// writeMissing writes the points that were skipped, not run or failed,
+// each with its reason, after a blank line.
+func writeMissing(ew *text.Printer, r *Result) {
 	blank := "\n" // one blank line before the first list
 	list := func(title string, ms []Missing) {
 		if len(ms) == 0 {
@@ -97,15 +129,6 @@ func (d *Doc) WriteText(w io.Writer) error {
 		list("failed", []Missing{*r.Failure})
 	}
 	list("not run", r.NotRun)
-	if d.Head.Format != "" { // a head not made by a command (a test's) has no machine
-		for _, l := range record.MachineLines(d.Environment, false) {
-			ew.Printf("%s\n", l)
-		}
-	}
-	if ew.Err() == nil {
-		ew.Keep(d.Head.WriteLines(w))
-	}
-	return ew.Err()
 }
 
 func settingsNote(r *Result) string {
@@ -115,7 +138,7 @@ func settingsNote(r *Result) string {
 		h = fmt.Sprintf("(%d runs a point in shuffled rounds, the median of theirs shown; -d %s each, -i %s, writer %s",
 			r.Rounds, s.Duration, s.Interval, s.Writer)
 	}
-	if len(r.Grid.InFlight) == 1 {
+	if len(r.Grid.InFlight) == 1 && !r.Grid.Open() {
 		h += fmt.Sprintf(", -l %d", r.Grid.InFlight[0])
 	}
 	if s.Source != "" && s.Source != pipebench.SourcePipe.String() {
@@ -275,8 +298,12 @@ func jsonRows(t Table) []jsonRow {
 }
 
 // WriteCSV writes the table: pipes, in_flight, one column per backend
-// (median evts/sec; empty when skipped or not run), then the ratios.
+// (median evts/sec; empty when skipped or not run), then the ratios; an
+// open-loop sweep, a row per backend and rate (loadtext.go).
 func (d *Doc) WriteCSV(w io.Writer) error {
+	if d.Result.Grid.Open() {
+		return d.writeLoadCSV(w)
+	}
 	t := d.events()
 	cw := csv.NewWriter(w)
 	header := append(t.keyHead("in_flight"), t.Backends...)

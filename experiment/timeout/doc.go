@@ -9,7 +9,10 @@
 // that drift in the machine's load touches them all alike. The package
 // returns numbers (every overshoot and their quantiles, from gonum's stat)
 // and writes its own text (text.go): a row per mechanism and timeout
-// (Doc, the measurement's record).
+// (Doc, the measurement's record). Prepare checks a Config (settings only)
+// before any work, refusing with a pipebench.ConfigError written by the
+// caller's pipebench.Names; the Prepared measurement's Run takes the
+// caller's Observers apart.
 //
 // It makes its wait calls itself (sleepers.go) rather than through the
 // backends' Wait (poll's ppoll, select's pselect6, epoll's epoll_pwait),

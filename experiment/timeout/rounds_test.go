@@ -14,11 +14,8 @@ import (
 func TestRounds(t *testing.T) {
 	var rounds []int
 	cfg := timeout.Config{Mechanisms: []timeout.Mechanism{timeout.EpollPwait2, timeout.Timerfd}, Timeouts: []time.Duration{50 * time.Microsecond, 200 * time.Microsecond},
-		Samples: 4, Rounds: 3, OnRound: func(r int) { rounds = append(rounds, r) }}
-	res, err := timeout.Run(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+		Samples: 4, Rounds: 3}
+	res := measure(t, cfg, timeout.Observers{OnRound: func(r int) { rounds = append(rounds, r) }})
 	if res.Rounds != 3 || len(res.Repetitions) != 3 || !slices.Equal(rounds, []int{1, 2, 3}) {
 		t.Fatalf("rounds %d, %d repetitions, OnRound %v; want 3, 3, [1 2 3]", res.Rounds, len(res.Repetitions), rounds)
 	}

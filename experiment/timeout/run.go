@@ -40,42 +40,63 @@ type Config struct {
 	// Rounds repeats the whole measurement, every point's samples, this
 	// many times (default 1), one repetition after the other.
 	Rounds int
-	// OnRound, if set, is called as each repetition begins, with its number
-	// from 1.
-	OnRound func(round int)
 	// Slack, when > 0, sets the measuring thread's timer slack
 	// (PR_SET_TIMERSLACK) for the run; 0 leaves it as inherited (50µs by
 	// default). poll, select and epoll sleep with that slack (or 0.1% of the
 	// timeout, if more); a timerfd does not.
 	Slack time.Duration
-	// Stop, when closed, ends the run after the sample in progress.
-	Stop <-chan struct{}
 }
 
-// Validate reports the first setting that cannot run, a
-// *pipebench.ConfigError naming its Config field.
-func (c *Config) Validate() error {
-	e, s, t := pipebench.NewConfigError, pipebench.Setting, pipebench.Text
+// Observers are the caller's hooks into a measurement, apart from its
+// settings (Config); the zero value observes nothing.
+type Observers struct {
+	// Stop, when closed, ends the run after the sample in progress.
+	Stop <-chan struct{}
+	// OnRound, if set, is called as each repetition begins, with its number
+	// from 1.
+	OnRound func(round int)
+}
+
+// check reports the first rule c breaks, a *pipebench.ConfigError written
+// by n.
+func (c *Config) check(n pipebench.Names) error {
+	set := pipebench.Set
 	for _, d := range c.Timeouts {
 		if d <= 0 || d > MaxTimeout {
-			return e(s("Timeouts", d), t(": want durations above 0 and at most %v", MaxTimeout))
+			return n.Errorf("%s: want durations above 0 and at most %v", set("Timeouts", d), MaxTimeout)
 		}
 	}
 	for _, m := range c.Mechanisms {
 		if m < 0 || m >= numMechanisms {
-			return e(s("Mechanisms", m), t(": unknown mechanism"))
+			return n.Errorf("%s: unknown mechanism", set("Mechanisms", m))
 		}
 	}
-	if c.Samples < 0 || c.Samples > MaxSamples {
-		return e(s("Samples", c.Samples), t(": want 1 to %d samples per point", MaxSamples))
-	}
-	if c.Rounds < 0 || c.Rounds > MaxRounds {
-		return e(s("Rounds", c.Rounds), t(": want 1 to %d rounds", MaxRounds))
-	}
-	if c.Slack < 0 {
-		return e(s("Slack", c.Slack), t(": want a duration >= 0 (0 leaves the timer slack alone)"))
+	switch {
+	case c.Samples < 0 || c.Samples > MaxSamples:
+		return n.Errorf("%s: want 1 to %d samples per point", set("Samples", c.Samples), MaxSamples)
+	case c.Rounds < 0 || c.Rounds > MaxRounds:
+		return n.Errorf("%s: want 1 to %d rounds", set("Rounds", c.Rounds), MaxRounds)
+	case c.Slack < 0:
+		return n.Errorf("%s: want a duration >= 0 (0 leaves the timer slack alone)", set("Slack", c.Slack))
 	}
 	return nil
+}
+
+// Prepared is a measurement checked against its rules, ready to run:
+// Prepare makes one, and its Run runs it without checking again.
+type Prepared struct {
+	cfg Config // with its defaults filled in
+}
+
+// Prepare is the one entry point to a measurement's rules: it checks c
+// before any work, a *pipebench.ConfigError written by names (nil: by the
+// Config's own field names).
+func Prepare(c Config, names pipebench.Names) (*Prepared, error) {
+	cfg := c.withDefaults()
+	if err := cfg.check(names); err != nil {
+		return nil, err
+	}
+	return &Prepared{cfg: cfg}, nil
 }
 
 func (c *Config) withDefaults() Config {
@@ -89,7 +110,9 @@ func (c *Config) withDefaults() Config {
 	if d.Samples == 0 {
 		d.Samples = 100
 	}
-	d.Rounds = max(d.Rounds, 1)
+	if d.Rounds == 0 {
+		d.Rounds = 1
+	}
 	return d
 }
 
@@ -148,12 +171,8 @@ type Repetition struct {
 const maxInterrupted = 1000
 
 // Run measures every mechanism at every timeout, on one locked OS thread.
-// A configuration that cannot run is a *pipebench.ConfigError.
-func Run(c Config) (*Result, error) {
-	cfg := c.withDefaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
+func (p *Prepared) Run(obs Observers) (*Result, error) {
+	cfg := p.cfg
 	// The thread's slack is the thread's: keep this goroutine on it, and
 	// put the slack back before the thread serves anyone else.
 	runtime.LockOSThread()
@@ -193,8 +212,8 @@ func Run(c Config) (*Result, error) {
 	t0 := time.Now()
 	defer func() { res.Elapsed = time.Since(t0) }()
 	for r := 1; r <= cfg.Rounds && !res.Interrupted; r++ {
-		if cfg.OnRound != nil {
-			cfg.OnRound(r)
+		if obs.OnRound != nil {
+			obs.OnRound(r)
 		}
 		rep := Repetition{Round: r}
 		for _, m := range cfg.Mechanisms {
@@ -203,7 +222,7 @@ func Run(c Config) (*Result, error) {
 			}
 		}
 		r0 := time.Now()
-		err := measure(&cfg, sleepers, &rep)
+		err := measure(&cfg, obs.Stop, sleepers, &rep)
 		rep.Elapsed = time.Since(r0)
 		for i := range rep.Points {
 			summarize(&rep.Points[i])
@@ -224,11 +243,11 @@ func Run(c Config) (*Result, error) {
 // measure takes the samples round by round: each round visits every point
 // once, starting one point further on than the round before
 // (rounds.Turned).
-func measure(cfg *Config, sleepers []sleeper, res *Repetition) error {
+func measure(cfg *Config, stop <-chan struct{}, sleepers []sleeper, res *Repetition) error {
 	nt := len(cfg.Timeouts)
 	for round := range cfg.Samples {
 		select {
-		case <-cfg.Stop:
+		case <-stop:
 			res.Interrupted = true
 			return nil
 		default:

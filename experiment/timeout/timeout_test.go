@@ -13,10 +13,7 @@ import (
 
 func TestNeverEarly(t *testing.T) {
 	cfg := timeout.Config{Timeouts: []time.Duration{50 * time.Microsecond, 300 * time.Microsecond, 1500 * time.Microsecond}, Samples: 8}
-	res, err := timeout.Run(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := measure(t, cfg, timeout.Observers{})
 	if want := len(timeout.Mechanisms()) * len(cfg.Timeouts); len(res.Points) != want {
 		t.Fatalf("%d points, want %d", len(res.Points), want)
 	}
@@ -45,10 +42,7 @@ func TestNeverEarly(t *testing.T) {
 // Without that yield a third to a half of them were (14 of 40, 96 of 200).
 func TestFewInterrupted(t *testing.T) {
 	ms := []timeout.Mechanism{timeout.Ppoll, timeout.EpollWait}
-	res, err := timeout.Run(timeout.Config{Mechanisms: ms, Timeouts: []time.Duration{5 * time.Millisecond}, Samples: 40})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := measure(t, timeout.Config{Mechanisms: ms, Timeouts: []time.Duration{5 * time.Millisecond}, Samples: 40}, timeout.Observers{})
 	for _, p := range res.Points {
 		if p.Interrupted > p.Samples/4 {
 			t.Errorf("%v %v: %d sleeps interrupted for %d samples", p.Mechanism, p.Requested, p.Interrupted, p.Samples)
@@ -59,10 +53,7 @@ func TestFewInterrupted(t *testing.T) {
 func TestOrderAndSlack(t *testing.T) {
 	ms := []timeout.Mechanism{timeout.Timerfd, timeout.Ppoll}
 	ds := []time.Duration{200 * time.Microsecond, 20 * time.Microsecond}
-	res, err := timeout.Run(timeout.Config{Mechanisms: ms, Timeouts: ds, Samples: 3, Slack: time.Microsecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := measure(t, timeout.Config{Mechanisms: ms, Timeouts: ds, Samples: 3, Slack: time.Microsecond}, timeout.Observers{})
 	var got []string
 	for _, p := range res.Points {
 		got = append(got, p.Mechanism.String()+" "+p.Requested.String())
@@ -79,10 +70,7 @@ func TestOrderAndSlack(t *testing.T) {
 func TestStop(t *testing.T) {
 	stop := make(chan struct{})
 	close(stop)
-	res, err := timeout.Run(timeout.Config{Samples: 1000, Stop: stop})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := measure(t, timeout.Config{Samples: 1000}, timeout.Observers{Stop: stop})
 	if !res.Interrupted || res.Points[0].Samples != 0 {
 		t.Errorf("a stopped run went on: interrupted %v, %d samples", res.Interrupted, res.Points[0].Samples)
 	}
@@ -102,7 +90,7 @@ func TestBadConfig(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := timeout.Run(c.cfg)
+			_, err := timeout.Prepare(c.cfg, nil)
 			var ce *pipebench.ConfigError
 			if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), c.field) {
 				t.Errorf("got %v, want a ConfigError naming %s", err, c.field)
@@ -121,4 +109,18 @@ func TestParseMechanism(t *testing.T) {
 	if _, err := timeout.ParseMechanism("kqueue"); err == nil || !strings.Contains(err.Error(), "epoll_pwait2") {
 		t.Errorf("ParseMechanism(kqueue) = %v, want an error listing the mechanisms", err)
 	}
+}
+
+// measure prepares cfg and runs it, failing the test if either fails.
+func measure(t *testing.T, cfg timeout.Config, obs timeout.Observers) *timeout.Result {
+	t.Helper()
+	p, err := timeout.Prepare(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.Run(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }

@@ -16,7 +16,7 @@ type Kind int
 
 const (
 	// GoCPU is runtime/pprof's CPU profile of this process, its samples
-	// labelled with the run's Config.Labels and each goroutine's role.
+	// labelled with the run's Observers.Labels and each goroutine's role.
 	GoCPU Kind = iota
 	// Kernel is kernel and user stacks of the reading and writer processes,
 	// recorded with perf (Recorder) and converted (Parse).

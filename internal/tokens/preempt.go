@@ -15,7 +15,7 @@ import (
 // signal (syscalls.go), and with that signal off, a stop-the-world (a
 // garbage collection) that has stopped the reader first waits for a
 // credit that only the reader sends: a hang. The harnesses refuse such a
-// run before it starts (pipebench.Config.Validate, the herd's Validate).
+// run before it starts (pipebench.Prepare, herd.Prepare).
 func AsyncPreemptOff() bool {
 	off := false
 	for _, kv := range strings.Split(os.Getenv("GODEBUG"), ",") {

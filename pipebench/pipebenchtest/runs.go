@@ -79,12 +79,18 @@ func checkRun(t *testing.T, f *pipebench.Factory, c runCase) {
 		t.Skipf("%s runs with writers %v only", f.Name, f.Writers)
 	}
 	cfg := pipebench.Config{
-		Pipes: 50, InFlight: c.InFlight, Backend: f, Writer: c.Writer, Route: c.Route, Seed: 7,
-		Source: c.Source, Latency: c.Latency, Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond,
+		Workload:  pipebench.Workload{Pipes: 50, InFlight: c.InFlight, Route: c.Route, RouteSeed: 7, Source: c.Source, Latency: c.Latency},
+		Readiness: pipebench.Readiness{Backend: f},
+		Threads:   pipebench.Threads{Writer: c.Writer},
+		Window:    pipebench.Window{Duration: 400 * time.Millisecond, Interval: 100 * time.Millisecond},
 	}
+	p, err := pipebench.Prepare(cfg, 0, nil)
 	var ce *pipebench.ConfigError
-	if err := cfg.Validate(); errors.As(err, &ce) && f.Check != nil && f.Check(&cfg) != nil {
+	if errors.As(err, &ce) && f.Check != nil && f.Check(&cfg, nil) != nil {
 		t.Skipf("%s refuses it: %v", f.Name, err)
+	}
+	if err != nil {
+		t.Fatalf("%s: %v", f.Name, err)
 	}
 	if !child.Serving() {
 		t.Fatal("this test binary cannot be its own writer process: call child.Serve (internal/child) first thing in TestMain")
@@ -93,7 +99,7 @@ func checkRun(t *testing.T, f *pipebench.Factory, c runCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := pipebench.Run(cfg)
+	res, err := p.Run(pipebench.Observers{})
 	SkipIfRefused(t, err)
 	if err != nil {
 		t.Fatalf("%s: %v", f.Name, err)

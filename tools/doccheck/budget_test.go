@@ -29,7 +29,7 @@ var budgets = map[string]int{
 	"docs/seeds.md":             270,
 	"docs/speed.md":             150,
 	"docs/statistics.md":        80,
-	"docs/sweep.md":             150,
+	"docs/sweep.md":             176, // 150, and issue 50's open loop
 	"docs/timeout.md":           90,
 	"docs/uring-gonet.md":       190,
 	"docs/uring-rw.md":          150,

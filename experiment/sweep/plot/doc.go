@@ -3,8 +3,10 @@
 // samples per call when that varies across the sweep, and, when a reference
 // table is given, the published curves beside ours with every curve divided
 // by its own first point, so that shapes compare across machines decades
-// apart. Figures are built as data (Figure, Series) from a sweep.Result and
-// written as SVG or PNG.
+// apart. An open-loop sweep (-rate) is drawn as a LoadFigure instead:
+// latency (p50, p99, p99.9) and CPU per event against the offered load,
+// each backend's saturation marked. Figures are built as data (Figure,
+// LoadFigure, Series) from a sweep.Result and written as SVG or PNG.
 //
 // It is the sweep's: it builds on its parent package, experiment/sweep.
 //

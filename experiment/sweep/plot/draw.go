@@ -32,8 +32,15 @@ func FormatOf(path string) (string, error) {
 	return "", fmt.Errorf("%q: want a file name ending in .svg or .png", path)
 }
 
+// Drawing is what Save and Write draw: a Figure (evts/sec against pipes)
+// or a LoadFigure (latency and CPU against the offered load), as panels
+// stacked.
+type Drawing interface {
+	panels() ([]*gplot.Plot, error)
+}
+
 // Save writes f to path in the format its extension names.
-func Save(path string, f Figure) error {
+func Save(path string, f Drawing) error {
 	format, err := FormatOf(path)
 	if err != nil {
 		return err
@@ -49,7 +56,7 @@ func Save(path string, f Figure) error {
 }
 
 // Write draws f as format ("svg" or "png") to w.
-func Write(w io.Writer, format string, f Figure) (err error) {
+func Write(w io.Writer, format string, f Drawing) (err error) {
 	panels, err := f.panels()
 	if err != nil {
 		return err
@@ -113,14 +120,14 @@ func (f Figure) panels() ([]*gplot.Plot, error) {
 	if len(refs) == 0 {
 		marks = f.Crossings
 	}
-	rates, err := panel(title, f.XLabel, ylabel, ours, refs, marks, st)
+	rates, err := panel(panelSpec{title: title, xlabel: f.XLabel, ylabel: ylabel, ours: ours, refs: refs, marks: marks, markName: crossingName(marks)}, st)
 	if err != nil {
 		return nil, err
 	}
 	rates.Legend.Top, rates.Legend.Left = false, true
 	out := []*gplot.Plot{rates}
 	if samples := mapSeries(f.Samples, drawable); points(samples) > 0 {
-		sp, err := panel("samples per call (ready pipes per readiness call)", f.XLabel, "samples per call", samples, nil, nil, newStyler())
+		sp, err := panel(panelSpec{title: "samples per call (ready pipes per readiness call)", xlabel: f.XLabel, ylabel: "samples per call", ours: samples}, newStyler())
 		if err != nil {
 			return nil, err
 		}
@@ -146,21 +153,40 @@ func points(ss []Series) int {
 	return n
 }
 
-// panel draws ours as solid lines with points and refs as dashed lines, on
-// log-log axes that fit every point, and marks (their intervals under the
-// curves, their lines and labels over them).
-func panel(title, xlabel, ylabel string, ours, refs []Series, marks []Mark, st *styler) (*gplot.Plot, error) {
+// panelSpec is what one panel shows: its words (no y label when ylabel is
+// empty: the title then says what y is), our curves (solid) and reference
+// ones (dashed), vertical marks (named in the legend by markName), and
+// whether its x axis is linear (log-log otherwise).
+type panelSpec struct {
+	title, xlabel, ylabel string
+	ours, refs            []Series
+	marks                 []Mark
+	markName              string
+	linearX               bool
+}
+
+// panel draws sp's ours as solid lines with points and its refs as dashed
+// lines, on axes that fit every point and mark (y logarithmic; x too
+// unless linearX), and its marks (their intervals under the curves, their
+// lines and labels over them).
+func panel(sp panelSpec, st *styler) (*gplot.Plot, error) {
+	title, xlabel, ylabel, ours, refs, marks := sp.title, sp.xlabel, sp.ylabel, sp.ours, sp.refs, sp.marks
 	p := gplot.New()
 	p.Title.Text = title
 	p.Title.Padding = vg.Points(6)
 	p.X.Label.Text = xlabel + " (log)"
-	p.Y.Label.Text = ylabel + " (log)"
+	if ylabel != "" {
+		p.Y.Label.Text = ylabel + " (log)"
+	}
 	p.X.Scale, p.Y.Scale = gplot.LogScale{}, gplot.LogScale{}
 	// gonum sizes a centred y label at the arithmetic middle of the axis
 	// range, which a log axis puts near its top, and then shrinks the
 	// plot to make room; a label at the top is sized right.
 	p.Y.Label.Position = draw.PosTop
 	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks{}, logTicks{}
+	if sp.linearX {
+		p.X.Label.Text, p.X.Scale, p.X.Tick.Marker = xlabel, gplot.LinearScale{}, shortTicks{}
+	}
 	p.Add(plotter.NewGrid())
 	if len(marks) > 0 {
 		p.Add(bands(marks))
@@ -180,7 +206,7 @@ func panel(title, xlabel, ylabel string, ours, refs []Series, marks []Mark, st *
 		if err != nil {
 			return fmt.Errorf("plot %s: %w", s.Name, err)
 		}
-		st.style(s.Name, ref, line, dots)
+		st.styleSeries(s, ref, line, dots)
 		p.Add(line, dots)
 		p.Legend.Add(s.Name, line, dots)
 		if len(s.Lo) == len(s.X) && len(s.Hi) == len(s.X) {
@@ -206,10 +232,17 @@ func panel(title, xlabel, ylabel string, ours, refs []Series, marks []Mark, st *
 			return nil, err
 		}
 	}
-	// A little room around the data, so that no point sits on an axis.
+	// A little room around the data and the marks, so that no point sits
+	// on an axis.
+	for _, m := range marks {
+		xmin, xmax = math.Min(xmin, m.X), math.Max(xmax, m.X)
+	}
 	p.X.Min, p.X.Max = xmin/1.4, xmax*1.4
+	if sp.linearX {
+		p.X.Min, p.X.Max = 0, xmax*1.05
+	}
 	p.Y.Min, p.Y.Max = ymin/1.6, ymax*1.6
-	if err := addMarks(p, marks); err != nil {
+	if err := addMarks(p, marks, sp.markName); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -17,6 +17,10 @@ type Series struct {
 	// Lo and Hi, when set, are each point's spread (an interval around
 	// Y), drawn as error bars.
 	Lo, Hi []float64
+	// Group, when set, names the curves drawn in one colour (a backend's
+	// latency quantiles); Variant picks each one's dash (0: solid).
+	Group   string
+	Variant int
 }
 
 // Figure is what a scaling plot shows.
@@ -106,7 +110,7 @@ func FromSweep(r *sweep.Result, ref *sweep.Ref) Figure {
 
 // drawable keeps the points of s that a log-log plot can show.
 func drawable(s Series) Series {
-	d := Series{Name: s.Name}
+	d := Series{Name: s.Name, Group: s.Group, Variant: s.Variant}
 	spread := len(s.Lo) == len(s.Y) && len(s.Hi) == len(s.Y)
 	for i := range min(len(s.X), len(s.Y)) {
 		if s.X[i] > 0 && s.Y[i] > 0 {

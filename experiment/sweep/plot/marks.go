@@ -83,17 +83,25 @@ func (b bands) Plot(c draw.Canvas, plt *gplot.Plot) {
 
 var bandColor = color.NRGBA{R: 0x33, G: 0x33, B: 0x33, A: 0x1c}
 
+// crossingName is the legend's name for crossing marks ms.
+func crossingName(ms []Mark) string {
+	for _, m := range ms {
+		if m.Interval {
+			return "crossing, 95% interval shaded (dotted: not resolved)"
+		}
+	}
+	return "crossing (dotted: not resolved)"
+}
+
 // addMarks draws the lines and labels of ms on p, whose axes' ranges are
-// already set, and a legend entry for them.
-func addMarks(p *gplot.Plot, ms []Mark) error {
+// already set, and a legend entry for them, named name.
+func addMarks(p *gplot.Plot, ms []Mark, name string) error {
 	if len(ms) == 0 {
 		return nil
 	}
 	ylo, yhi := p.Y.Min, p.Y.Max
 	labels := plotter.XYLabels{}
-	shaded := false
 	for _, m := range ms {
-		shaded = shaded || m.Interval
 		line, err := markLine(m.X, ylo, yhi, m.Resolved)
 		if err != nil {
 			return err
@@ -122,10 +130,6 @@ func addMarks(p *gplot.Plot, ms []Mark) error {
 	key, err := markLine(ms[0].X, ylo, yhi, true)
 	if err != nil {
 		return err
-	}
-	name := "crossing (dotted: not resolved)"
-	if shaded {
-		name = "crossing, 95% interval shaded (dotted: not resolved)"
 	}
 	p.Legend.Add(name, key)
 	return nil

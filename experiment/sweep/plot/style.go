@@ -59,9 +59,36 @@ type styler struct {
 	used          map[string]int // curves of ours per family
 	refs          map[string]int // reference curves per family
 	other, glyphN int
+	groups        map[string]color.RGBA // the colour of each group (Series.Group)
 }
 
-func newStyler() *styler { return &styler{used: map[string]int{}, refs: map[string]int{}} }
+func newStyler() *styler {
+	return &styler{used: map[string]int{}, refs: map[string]int{}, groups: map[string]color.RGBA{}}
+}
+
+// styleSeries styles s's line and points: as style does, or, for a curve
+// of a group, in the group's colour (the first curve of the group takes
+// one as style gives it) with the variant's dash and glyph, so that the
+// same variant of every group looks alike but for its colour.
+func (st *styler) styleSeries(s Series, ref bool, line *plotter.Line, dots *plotter.Scatter) {
+	if s.Group == "" || ref {
+		st.style(s.Name, ref, line, dots)
+		return
+	}
+	c, ok := st.groups[s.Group]
+	if !ok {
+		st.style(s.Group, false, line, dots)
+		c = line.LineStyle.Color.(color.RGBA)
+		st.groups[s.Group] = c
+	}
+	line.LineStyle.Color, dots.GlyphStyle.Color = c, c
+	line.LineStyle.Width = vg.Points(2)
+	if s.Variant > 0 {
+		line.LineStyle.Dashes = dashes[(s.Variant-1)%len(dashes)]
+	}
+	dots.GlyphStyle.Shape = glyphs[s.Variant%len(glyphs)]
+	dots.GlyphStyle.Radius = vg.Points(3)
+}
 
 func (st *styler) style(name string, ref bool, line *plotter.Line, dots *plotter.Scatter) {
 	fam := family(name)
@@ -126,6 +153,22 @@ func (logTicks) Ticks(lo, hi float64) []gplot.Tick {
 				t.Label = tickLabel(v)
 			}
 			ticks = append(ticks, t)
+		}
+	}
+	return ticks
+}
+
+// shortTicks are gonum's default ticks of a linear axis, labelled with k
+// and M (short).
+type shortTicks struct{}
+
+var _ gplot.Ticker = shortTicks{}
+
+func (shortTicks) Ticks(lo, hi float64) []gplot.Tick {
+	ticks := gplot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = tickLabel(ticks[i].Value)
 		}
 	}
 	return ticks
