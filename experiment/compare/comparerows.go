@@ -60,7 +60,7 @@ func (c *Comparison) configRows(have [][]*Sampled) ConfigRows {
 		cr.LeftOut = nil
 	}
 	ms := metricsOf(have)
-	cr.Primary = c.primaryOf(ms)
+	cr.Primary = c.primaryOf(ms, have[0][0].Open)
 	for _, m := range ms {
 		row := Row{Metric: m.Name, Direction: m.Dir.String(), Primary: m.Name == cr.Primary, dir: m.Dir}
 		vals := make([][][]float64, len(have))
@@ -111,11 +111,15 @@ func adjust(rows []Row) {
 }
 
 // primaryOf is the figure a configuration's comparison asks about: -metric,
-// or evts/sec, or (a timeout's overshoots) the first figure.
-func (c *Comparison) primaryOf(ms []Metric) string {
+// or evts/sec, or (a timeout's overshoots) the first figure. At a fixed
+// offered load (open, -rate) the events per second are the load itself,
+// so the question is the cost: CPU per token.
+func (c *Comparison) primaryOf(ms []Metric, open bool) string {
 	switch {
 	case c.Metric != "":
 		return c.Metric
+	case open && slices.ContainsFunc(ms, func(m Metric) bool { return m.Name == mCPU.Name }):
+		return mCPU.Name
 	case slices.ContainsFunc(ms, func(m Metric) bool { return m.Name == mEvents.Name }):
 		return mEvents.Name
 	case len(ms) > 0:

@@ -99,8 +99,14 @@ func sweepOf(grid sweep.Grid, refine *sweep.Refine, points []pointJSON) *sweep.R
 // crossings compares the crossings of sweep records, each later side's
 // against the first's.
 func (c *Comparison) crossings(sides [][]*Loaded) {
-	if sides[0][0].Sweep == nil {
-		return
+	for _, sd := range sides {
+		for _, l := range sd {
+			// Curves cross in closed-loop sweeps; an open-loop sweep's
+			// evts/sec are its offered loads.
+			if l.Sweep == nil || l.Sweep.Grid.Open() {
+				return
+			}
+		}
 	}
 	for j := 1; j < len(sides); j++ {
 		var labels []string

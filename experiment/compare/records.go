@@ -39,6 +39,9 @@ type Sampled struct {
 	// LeftOut counts repetitions that failed or were interrupted and so
 	// are not samples.
 	LeftOut int
+	// Open says the configuration ran open loop (-rate): its primary
+	// figure is a cost, not evts/sec, which the offered load sets.
+	Open bool
 }
 
 // add records one repetition's value of metric m.
@@ -170,10 +173,12 @@ type figuresJSON struct {
 	SyscallsPerToken float64 `json:"syscalls_per_token"`
 	CPUPerToken      float64 `json:"cpu_ns_per_token"`
 	Costs            []struct {
-		Who         string  `json:"who"`
-		CPU         float64 `json:"cpu_ns_per_event"`
-		Voluntary   float64 `json:"voluntary_ctxsw_per_event"`
-		Involuntary float64 `json:"involuntary_ctxsw_per_event"`
+		Who           string  `json:"who"`
+		CPU           float64 `json:"cpu_ns_per_event"`
+		Voluntary     float64 `json:"voluntary_ctxsw_per_event"`
+		Involuntary   float64 `json:"involuntary_ctxsw_per_event"`
+		VoluntaryPS   float64 `json:"voluntary_ctxsw_per_sec"`
+		InvoluntaryPS float64 `json:"involuntary_ctxsw_per_sec"`
 	} `json:"costs"`
 	Latency *struct {
 		P50 float64 `json:"p50_ns"`
@@ -183,10 +188,17 @@ type figuresJSON struct {
 	// HaltsPerEvent is a run's; nil where it did not count them (a
 	// sweep's point, an older record, a machine without cpuidle).
 	HaltsPerEvent *float64 `json:"halts_per_event"`
+
+	// IdleShare and MachineCPUPerEvent are the machine's side, from
+	// /proc/stat; nil in older records.
+	IdleShare          *float64 `json:"idle_share"`
+	MachineCPUPerEvent *float64 `json:"machine_cpu_ns_per_event"`
 }
 
 type runJSON struct {
 	LeftOut string `json:"left_out"`
+	// Pacing is an open-loop run's (-rate); nil for a closed loop.
+	Pacing *struct{} `json:"pacing"`
 	runWindow
 	Summary struct {
 		EventsPerSec struct {
@@ -206,15 +218,18 @@ type runWindow struct {
 }
 
 type pointJSON struct {
-	Backend      string   `json:"backend"`
-	Pipes        int      `json:"pipes"`
-	InFlight     int      `json:"in_flight"`
-	Writers      int      `json:"writers"`
-	Readers      int      `json:"readers"`
-	Round        int      `json:"round"`
-	EventsPerSec float64  `json:"evts_per_sec"`
-	Others       *float64 `json:"others_cpu"`
-	Steal        *float64 `json:"steal_cpu"`
+	Backend      string    `json:"backend"`
+	Pipes        int       `json:"pipes"`
+	InFlight     int       `json:"in_flight"`
+	Writers      int       `json:"writers"`
+	Readers      int       `json:"readers"`
+	Round        int       `json:"round"`
+	EventsPerSec float64   `json:"evts_per_sec"`
+	Others       *float64  `json:"others_cpu"`
+	Steal        *float64  `json:"steal_cpu"`
+	Rate         float64   `json:"rate"`
+	OfSaturation bool      `json:"rate_of_saturation"`
+	Pacing       *struct{} `json:"pacing"`
 	figuresJSON
 }
 
@@ -232,10 +247,17 @@ var (
 	// the scheduler put the reader and writer (one CPU or two), not a cost
 	// of the program: neither way is better.
 	mHalts = Metric{"idle entries/evt", cmpstat.Neutral}
+
+	// At a fixed offered load (-rate) the work is given, so what it costs
+	// is the question: how idle the run's CPUs stayed (more is better),
+	// and every CPU's busy time per event.
+	mIdle    = Metric{"idle % of run's CPUs", cmpstat.HigherIsBetter}
+	mMachine = Metric{"machine cpu ns/evt", cmpstat.LowerIsBetter}
 )
 
-// addFigures adds one repetition's figures to s.
-func (s *Sampled) addFigures(evts float64, f *figuresJSON) {
+// addFigures adds one repetition's figures to s; open says the run was
+// open loop (-rate), whose cost figures per second are compared too.
+func (s *Sampled) addFigures(evts float64, f *figuresJSON, open bool) {
 	s.add(mEvents, evts)
 	s.add(mTokens, f.TokensPerSec)
 	if f.SamplesApply {
@@ -254,9 +276,29 @@ func (s *Sampled) addFigures(evts float64, f *figuresJSON) {
 		s.add(Metric{"vol cs/evt " + report.RowName(c.Who), cmpstat.LowerIsBetter}, c.Voluntary)
 		s.add(Metric{"invol cs/evt " + report.RowName(c.Who), cmpstat.LowerIsBetter}, c.Involuntary)
 	}
+	if open {
+		s.Open = true
+		s.addOpen(f)
+	}
 	if f.Latency != nil {
 		s.add(mP50, f.Latency.P50)
 		s.add(mP99, f.Latency.P99)
+	}
+}
+
+// addOpen adds an open-loop repetition's figures of cost at its rate: the
+// idle share of the run's CPUs, every CPU's busy time per event, and the
+// context switches per second (seed 002's unit).
+func (s *Sampled) addOpen(f *figuresJSON) {
+	if f.IdleShare != nil {
+		s.add(mIdle, 100**f.IdleShare)
+	}
+	if f.MachineCPUPerEvent != nil {
+		s.add(mMachine, *f.MachineCPUPerEvent)
+	}
+	for _, c := range f.Costs {
+		s.add(Metric{"vol cs/s " + report.RowName(c.Who), cmpstat.LowerIsBetter}, c.VoluntaryPS)
+		s.add(Metric{"invol cs/s " + report.RowName(c.Who), cmpstat.LowerIsBetter}, c.InvoluntaryPS)
 	}
 }
 
@@ -272,7 +314,7 @@ func runsSampled(r *record.Head, runs []runJSON) *Sampled {
 			s.LeftOut++
 			continue
 		}
-		s.addFigures(runs[i].Summary.EventsPerSec.Median, &runs[i].Summary.figuresJSON)
+		s.addFigures(runs[i].Summary.EventsPerSec.Median, &runs[i].Summary.figuresJSON, runs[i].Pacing != nil)
 	}
 	return s
 }
@@ -282,6 +324,10 @@ func runsSampled(r *record.Head, runs []runJSON) *Sampled {
 // that differ between records before the tables.
 func runLabel(flags map[string]string) string {
 	label := fmt.Sprintf("-b %s -n %s -l %s -writer %s", flags["b"], flags["n"], flags["l"], flags["writer"])
+	if r := flags["rate"]; r != "" && r != "0" {
+		// Open loop: no tokens in flight; -l's value is its default.
+		label = fmt.Sprintf("-b %s -n %s -rate %s -writer %s", flags["b"], flags["n"], r, flags["writer"])
+	}
 	if flags["f"] == "true" {
 		label = fmt.Sprintf("-f -n %s -l %s -writer %s", flags["n"], flags["l"], flags["writer"])
 	}
@@ -304,6 +350,12 @@ func pointsSampled(points []pointJSON, keys []sweep.Key) []*Sampled {
 		p := &points[i]
 		key := fmt.Sprintf("-b %s -n %d -l %d", p.Backend, p.Pipes, p.InFlight)
 		vars := map[string]string{"b": p.Backend, "n": fmt.Sprint(p.Pipes), "l": fmt.Sprint(p.InFlight)}
+		if p.Rate > 0 {
+			// An open-loop point: its rate is part of what it is.
+			r := sweep.RateText(p.Rate, p.OfSaturation)
+			key = fmt.Sprintf("-b %s -n %d -rate %s", p.Backend, p.Pipes, r)
+			vars = map[string]string{"b": p.Backend, "n": fmt.Sprint(p.Pipes), "rate": r}
+		}
 		if p.Writers > 0 {
 			key += fmt.Sprintf(" -writers %d", p.Writers)
 			vars["writers"] = fmt.Sprint(p.Writers)
@@ -317,9 +369,10 @@ func pointsSampled(points []pointJSON, keys []sweep.Key) []*Sampled {
 			s = &Sampled{Key: key, Label: key, Vars: vars}
 			byKey[key] = s
 			out = append(out, s)
-			order[s] = at[sweep.Key{Backend: p.Backend, Pipes: p.Pipes, InFlight: p.InFlight, Writers: p.Writers, Readers: p.Readers}]
+			order[s] = at[sweep.Key{Backend: p.Backend, Pipes: p.Pipes, InFlight: p.InFlight, Writers: p.Writers, Readers: p.Readers,
+				Rate: p.Rate, OfSaturation: p.OfSaturation}]
 		}
-		s.addFigures(p.EventsPerSec, &p.figuresJSON)
+		s.addFigures(p.EventsPerSec, &p.figuresJSON, p.Pacing != nil)
 	}
 	// The grid's own order (experiment/sweep): pipes, tokens in flight,
 	// writers, readers, then backends as listed.
