@@ -252,11 +252,11 @@ func TestSweepRate(t *testing.T) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Flags["rate"] != "20%" || len(doc.Saturation) != 1 || doc.Saturation[0].TokensPerSec <= 0 || len(doc.Points) != 1 || len(doc.LoadTable) != 1 {
+	if doc.Flags["rate"] != "20%" || len(doc.Saturation) != 1 || doc.Saturation[0].HeldTokensPerSec <= 0 || len(doc.Points) != 1 || len(doc.LoadTable) != 1 {
 		t.Fatalf("record: flags %v, %d saturation, %d points, %d load rows", doc.Flags, len(doc.Saturation), len(doc.Points), len(doc.LoadTable))
 	}
 	p := doc.Points[0]
-	want := sweep.SaturationRate(0.2, doc.Saturation[0].TokensPerSec)
+	want := sweep.SaturationRate(0.2, doc.Saturation[0].HeldTokensPerSec)
 	if p.Pacing == nil || p.Pacing.Rate != want || p.Writer != "thread" || p.InFlight != 0 {
 		t.Errorf("point %+v: want a writer thread paced at %v, 20%% of the saturation", p, want)
 	}

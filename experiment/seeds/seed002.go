@@ -57,11 +57,11 @@ func (x *runner) atLoad(b, sat string, steps [2]string, set [2]func(*pipebench.C
 	f := x.opt.Backends[b]
 	x.measure(sat, x.config(f, x.plan.DelayPipes, 0, pipebench.WriterThread), false)
 	s, err := x.sum(sat)
-	if err == nil && s.TokensPerSec <= 0 {
+	if err == nil && s.HeldTokensPerSec <= 0 {
 		err = errors.New(sat + ": no token moved")
 	}
 	if err == nil {
-		x.saturation[b] = s.TokensPerSec
+		x.saturation[b] = s.HeldTokensPerSec
 	}
 	for i, name := range steps {
 		if err != nil {
@@ -70,7 +70,7 @@ func (x *runner) atLoad(b, sat string, steps [2]string, set [2]func(*pipebench.C
 			continue
 		}
 		cfg := x.config(f, x.plan.DelayPipes, 0, pipebench.WriterThread)
-		cfg.Rate = sweep.SaturationRate(x.plan.LoadShare, s.TokensPerSec)
+		cfg.Rate = sweep.SaturationRate(x.plan.LoadShare, s.HeldTokensPerSec)
 		set[i](&cfg)
 		if _, perr := pipebench.Prepare(cfg, 0, x.opt.Names); perr != nil {
 			x.runs[name] = outcome{err: perr}

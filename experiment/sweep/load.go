@@ -48,7 +48,8 @@ func (k Key) curve() Key {
 // saturate measures the saturation of every curve of an open-loop grid
 // whose rates are fractions of it: an unbounded writer (-l 0) in the
 // configuration of the curve's first job otherwise, once, before the
-// rounds; its tokens/sec is the saturation, and its point is kept in
+// rounds; the least tokens/sec of its intervals after warm-up (the rate
+// it held throughout) is the saturation, and its point is kept in
 // Result.Saturation. It returns the jobs with their rates set
 // (SaturationRate), less those of curves whose saturation could not be
 // measured (their points are skipped, with why), and whether the sweep may
@@ -96,8 +97,8 @@ func (s *sweeper) saturate(jobs []Job) ([]Job, bool, error) {
 		s.res.Points = s.res.Points[:last]
 		p.Round = 0
 		s.res.Saturation = append(s.res.Saturation, p)
-		if p.TokensPerSec > 0 {
-			sat[c.Key] = p.TokensPerSec
+		if p.HeldTokensPerSec > 0 {
+			sat[c.Key] = p.HeldTokensPerSec
 		} else {
 			why[c.Key] = "its saturation run (" + c.Key.String() + ") moved no token"
 		}

@@ -157,6 +157,9 @@ type Point struct {
 	// Intervals is how many intervals the median is taken over.
 	Intervals    int     `json:"intervals"`
 	TokensPerSec float64 `json:"tokens_per_sec"`
+	// HeldTokensPerSec is the least tokens/sec of the intervals after
+	// warm-up (summary.Summary's): of a saturation run, the saturation.
+	HeldTokensPerSec float64 `json:"held_tokens_per_sec,omitempty"`
 	// SamplesPerCall is events per non-empty readiness call over the run;
 	// SamplesApply is false for mechanisms without a readiness call.
 	SamplesPerCall float64          `json:"samples_per_call"`
@@ -195,7 +198,7 @@ func NewPoint(k Key, res *pipebench.Result, warmup int) Point {
 	p := Point{
 		Key: k, Writer: res.Setup.Writer.String(),
 		EventsPerSec: e.Median, CILow: e.CILow, CIHigh: e.CIHigh, CV: e.CV, Noisy: e.Noisy,
-		Intervals: e.N, TokensPerSec: s.TokensPerSec,
+		Intervals: e.N, TokensPerSec: s.TokensPerSec, HeldTokensPerSec: s.HeldTokensPerSec,
 		SamplesPerCall: s.SamplesPerCall, SamplesApply: s.Applies,
 		Tokens:           res.Tokens,
 		SyscallsPerToken: s.SyscallsPerToken, CPUPerToken: s.CPUPerToken, CompletionsPerEnter: s.CompletionsPerEnter,

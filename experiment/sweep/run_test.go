@@ -54,7 +54,7 @@ func TestGridKeysPerReader(t *testing.T) {
 func fakeResult(writer pipebench.WriterMode, rates ...float64) *pipebench.Result {
 	res := &pipebench.Result{Setup: pipebench.Setup{Config: pipebench.Config{Threads: pipebench.Threads{Writer: writer}}}}
 	for i, r := range rates {
-		res.Intervals = append(res.Intervals, pipebench.Interval{Index: i + 1, Seconds: 1, EventsPerSec: r, Counts: pipebench.Counts{Events: uint64(r), Tokens: uint64(r)}})
+		res.Intervals = append(res.Intervals, pipebench.Interval{Index: i + 1, Seconds: 1, EventsPerSec: r, TokensPerSec: r, Counts: pipebench.Counts{Events: uint64(r), Tokens: uint64(r)}})
 		res.Totals.Events += uint64(r)
 	}
 	res.Totals.Calls = res.Totals.Events / 2

@@ -42,6 +42,15 @@ const MinTick = 50 * time.Microsecond
 // rate: it looks at the stop flag at least that often.
 const MaxSleep = 100 * time.Millisecond
 
+// SpinBelow is the shortest wait a paced writer sleeps through; a shorter
+// one it waits out reading the clock. A sleep costs the thread a switch
+// out and back and its timer's interrupt, about as much CPU as this on
+// the VMs here, so that near its writer's capacity (a wait of a few
+// microseconds a tick) a writer that slept each tick fell behind a
+// schedule it could write: the spin spends no more CPU than the sleep
+// would, and an idle CPU at a low rate stays idle.
+const SpinBelow = 20 * time.Microsecond
+
 // Schedule is an open-loop schedule, fixed before the window opens:
 // token n, counted from 0 over every writer of the run, is due at
 // T0 + (n+1)/Rate seconds. T0 is on the runtime's monotonic clock
@@ -121,21 +130,8 @@ func (w *Writer) paced() error {
 	var looked uint64 // writes when the credit pipe was last looked at
 	at := w.Pace.wake(0, w.Pace.T0)
 	for {
-		c.Waits++
-		switch e := sleepUntil(at); e {
-		case 0:
-		case unix.EINTR:
-			// A signal (the runtime's preemption) ended the sleep: sleep
-			// again until the same time, through sleepUntil's call.
-			if w.Stop.Load() {
-				return nil
-			}
-			continue
-		default:
-			return fmt.Errorf("writer: clock_nanosleep until the next tick: %w", e)
-		}
-		if w.Stop.Load() {
-			return nil
+		if err := w.waitUntil(at); err != nil || w.Stop.Load() {
+			return err
 		}
 		now := Nanotime()
 		c.Ticks++
@@ -150,6 +146,38 @@ func (w *Writer) paced() error {
 			}
 		}
 		at = w.Pace.wake(c.Sent, now)
+	}
+}
+
+// waitUntil waits until the monotonic clock reads t: asleep, or, for a
+// wait shorter than SpinBelow, reading the clock. A signal that ends the
+// sleep (the runtime's preemption) is followed by another sleep until
+// the same time, unless the stop flag was set meanwhile; the caller looks
+// at the flag when it returns.
+func (w *Writer) waitUntil(t int64) error {
+	if t-Nanotime() < int64(SpinBelow) {
+		w.spinUntil(t)
+		return nil
+	}
+	for {
+		w.Counts.Waits++
+		switch e := sleepUntil(t); e {
+		case 0:
+			return nil
+		case unix.EINTR:
+			if w.Stop.Load() {
+				return nil
+			}
+		default:
+			return fmt.Errorf("writer: clock_nanosleep until the next tick: %w", e)
+		}
+	}
+}
+
+// spinUntil waits until the monotonic clock reads t, reading it, for a
+// wait shorter than SpinBelow, or until the stop flag is set.
+func (w *Writer) spinUntil(t int64) {
+	for Nanotime() < t && !w.Stop.Load() {
 	}
 }
 

@@ -13,6 +13,7 @@
 package summary
 
 import (
+	"math"
 	"time"
 
 	"github.com/pipebench/pipebench/pipebench"
@@ -37,6 +38,12 @@ type Summary struct {
 	Warmup int `json:"warmup_intervals"`
 	// TokensPerSec is tokens received per second over the same intervals.
 	TokensPerSec float64 `json:"tokens_per_sec"`
+	// HeldTokensPerSec is the least tokens per second of those intervals:
+	// the rate the run held in every one. Of an unbounded run (InFlight
+	// 0) it is the saturation an open-loop run is measured against
+	// (pipebench's definition: what the configuration sustained
+	// throughout, not its average, which a faster spell lifts).
+	HeldTokensPerSec float64 `json:"held_tokens_per_sec"`
 	// SamplesPerCall is events per non-empty readiness call over the whole
 	// window; Applies is false for mechanisms without a readiness call.
 	SamplesPerCall float64 `json:"samples_per_call"`
@@ -124,17 +131,23 @@ func Summarize(res *pipebench.Result, warmup int) Summary {
 	xs := make([]float64, len(ivs))
 	var toks uint64
 	var secs float64
+	held := math.Inf(1)
 	for i, iv := range ivs {
 		xs[i] = iv.EventsPerSec
 		toks += iv.Tokens
 		secs += iv.Seconds
+		held = min(held, iv.TokensPerSec)
+	}
+	if len(ivs) == 0 {
+		held = 0
 	}
 	s := Summary{
-		EventsPerSec: stats.Describe(xs, NoisyCV),
-		Warmup:       warmup,
-		TokensPerSec: stats.Rate(toks, secs),
-		Applies:      !res.Setup.NoReadinessCalls,
-		SetupMillis:  float64(res.Setup.Took) / float64(time.Millisecond),
+		EventsPerSec:     stats.Describe(xs, NoisyCV),
+		Warmup:           warmup,
+		TokensPerSec:     stats.Rate(toks, secs),
+		HeldTokensPerSec: held,
+		Applies:          !res.Setup.NoReadinessCalls,
+		SetupMillis:      float64(res.Setup.Took) / float64(time.Millisecond),
 	}
 	t := res.Totals
 	if s.Applies && t.Calls > t.EmptyCalls {
