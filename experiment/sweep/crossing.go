@@ -56,6 +56,12 @@ type Pair struct {
 	// Pipes are the pipe counts where both curves were measured.
 	Pipes     []int      `json:"pipes"`
 	Crossings []Crossing `json:"crossings"`
+	// First and Last are B over A at the fewest and the most of Pipes
+	// (stats.PairPoint.Ratio): which curve leads at each end, by how
+	// much, and whether that is known. Records written before they were
+	// kept have neither.
+	First *stats.RatioAt `json:"first,omitempty"`
+	Last  *stats.RatioAt `json:"last,omitempty"`
 }
 
 // Crossing is one place where one curve of a pair overtakes the other.
@@ -131,6 +137,12 @@ func FindCrossings(r *Result) *Crossings {
 				}
 			}
 			pts = append(pts, pt)
+		}
+		if first, ok := pts[0].Ratio(); ok {
+			p.First = &first
+		}
+		if last, ok := pts[len(pts)-1].Ratio(); ok {
+			p.Last = &last
 		}
 		for _, c := range stats.Crossings(pts) {
 			x := Crossing{Over: p.A, Under: p.B, Crossing: c}

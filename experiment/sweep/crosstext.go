@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/pipebench/pipebench/experiment/text"
+	"github.com/pipebench/pipebench/stats"
 )
 
 // textWidth is the widest line of the sweep's text.
@@ -26,7 +27,9 @@ func writeCrossings(ew *text.Printer, r *Result) {
 	var lines []string
 	for _, p := range r.Crossings.Pairs {
 		lo, hi = min(lo, p.Pipes[0]), max(hi, p.Pipes[len(p.Pipes)-1])
-		if len(p.Crossings) == 0 {
+		if len(p.Crossings) == 0 && p.First != nil && p.Last != nil {
+			lines = append(lines, aheadText(p, r.Grid))
+		} else if len(p.Crossings) == 0 {
 			a, b, ctx := pairNames(p.A, p.B, r.Grid)
 			none = append(none, a+" and "+b+ctx)
 		}
@@ -79,6 +82,48 @@ func crossingText(c Crossing, g Grid) string {
 	}
 	return s
 }
+
+// aheadText is a pair that does not cross, said by the curve ahead: "no
+// crossing: epoll ahead of poll from 1 to 100 pipes, by 1.08x (1.03-1.13)
+// at 1 pipe and 7.1x (6.8-7.4) at 100". Where an end's interval holds 1
+// the order there is not known, and the line says so.
+func aheadText(p Pair, g Grid) string {
+	a, b, ctx := pairNames(p.A, p.B, g)
+	first, last := *p.First, *p.Last
+	if math.Log(first.Ratio)+math.Log(last.Ratio) < 0 { // A leads: say A over B
+		a, b = b, a
+		first, last = invert(first), invert(last)
+	}
+	s := fmt.Sprintf("no crossing: %s ahead of %s%s from %s to %.0f pipes, by %s at %s and %s at %.0f",
+		b, a, ctx, pipeCount(first.X), last.X, leadText(first), pipesText(first.X), leadText(last), last.X)
+	var level []string
+	for _, e := range []stats.RatioAt{first, last} {
+		if e.N >= 2 && e.Holds1() {
+			level = append(level, pipesText(e.X))
+		}
+	}
+	if len(level) > 0 {
+		s += fmt.Sprintf(": at %s the ratio's interval holds 1", strings.Join(level, " and "))
+	}
+	return s
+}
+
+// invert is a ratio of B over A turned into A over B.
+func invert(r stats.RatioAt) stats.RatioAt {
+	r.Ratio, r.Lo, r.Hi = 1/r.Ratio, 1/r.Hi, 1/r.Lo
+	return r
+}
+
+// leadText is "1.08x (1.03-1.13)", or "1.08x" without an interval.
+func leadText(r stats.RatioAt) string {
+	if r.N < 2 {
+		return fmt.Sprintf("%.2fx", r.Ratio)
+	}
+	return fmt.Sprintf("%.2fx (%.2f-%.2f)", r.Ratio, r.Lo, r.Hi)
+}
+
+// pipeCount is a measured pipe count as a number.
+func pipeCount(n float64) string { return fmt.Sprintf("%.0f", n) }
 
 // pairNames names two curves as a line says them, and the setting they
 // share when it is worth saying: two backends at "-l 4" when several -l
