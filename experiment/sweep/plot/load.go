@@ -24,7 +24,8 @@ type LoadFigure struct {
 	CPU []Series
 	// Saturation marks where each curve saturates: its measured
 	// saturation (rates given as shares of it), or else the first rate
-	// past saturation, dotted.
+	// past saturation, dotted. Marks near each other share one label
+	// (saturationMarks).
 	Saturation []Mark
 }
 
@@ -47,6 +48,8 @@ func FromLoad(r *sweep.Result) LoadFigure {
 	lat, cpu := map[string][]Series{}, map[string]*Series{}
 	past := map[string]float64{} // the first offered load past saturation
 	marked := map[string]bool{}
+	var sats []saturation
+	xmax := 0.0 // the largest offered load or saturation
 	for _, row := range sweep.LoadTable(r) {
 		name := curveName(r.Grid, row.Key)
 		if _, ok := cpu[name]; !ok {
@@ -57,6 +60,7 @@ func FromLoad(r *sweep.Result) LoadFigure {
 			}
 		}
 		x := row.Offered
+		xmax = max(xmax, x, row.Saturation)
 		c := cpu[name]
 		c.X, c.Y = append(c.X, x), append(c.Y, row.CPUPerEvent/1e3)
 		if row.Latency != nil {
@@ -70,12 +74,12 @@ func FromLoad(r *sweep.Result) LoadFigure {
 		}
 		if sat := row.Saturation; sat > 0 && !marked[name] {
 			marked[name] = true
-			f.Saturation = append(f.Saturation, Mark{X: sat, Resolved: true, Label: fmt.Sprintf("%s saturates at %s (unbounded writer)", name, short(sat))})
+			sats = append(sats, saturation{name: name, x: sat, measured: true})
 		}
 	}
 	for _, name := range names {
 		if x, ok := past[name]; ok && !marked[name] {
-			f.Saturation = append(f.Saturation, Mark{X: x, Label: fmt.Sprintf("%s past saturation at %s", name, short(x))})
+			sats = append(sats, saturation{name: name, x: x})
 		}
 		for _, l := range lat[name] {
 			if len(l.X) > 0 {
@@ -84,6 +88,7 @@ func FromLoad(r *sweep.Result) LoadFigure {
 		}
 		f.CPU = append(f.CPU, *cpu[name])
 	}
+	f.Saturation = saturationMarks(sats, xmax)
 	return f
 }
 
@@ -124,9 +129,9 @@ func (f LoadFigure) panels() ([]*gplot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		// Latency rises with the load: the foot of the panel's right side
-		// is free.
-		p.Legend.Top, p.Legend.Left = false, false
+		// Latency rises with the load, the most at saturation, where the
+		// marks' labels stand at the panel's top: its top left is free.
+		p.Legend.Top, p.Legend.Left = true, true
 		out = append(out, p)
 	}
 	title := "CPU per event of the run's processes (µs, log)"

@@ -71,15 +71,47 @@ func TestFromLoad(t *testing.T) {
 	}
 	f = FromLoad(openLoop(false, true))
 	if len(f.Latency) != 0 || len(f.Saturation) != 2 || f.Saturation[0].X != 500000 || f.Saturation[0].Resolved ||
-		f.Saturation[0].Label != "uring past saturation at 500k" {
+		f.Saturation[1].Label != "uring 500k, epoll 500k: past saturation" {
 		t.Errorf("latency %d curves, marks %+v: want none, and each first rate past saturation, dotted", len(f.Latency), f.Saturation)
 	}
 }
 
+// TestSaturationLabels: saturations within 3% of the largest offered load
+// (500k) of each other share one label naming both, by the rightmost of
+// their lines, a line each; further apart, each keeps its own label.
+func TestSaturationLabels(t *testing.T) {
+	for _, c := range []struct {
+		epoll float64 // uring's is 400k
+		want  []Mark
+	}{
+		{390000, []Mark{{X: 400000, Resolved: true, Label: "epoll 390k, uring 400k: saturation (unbounded writer)"}, {X: 390000, Resolved: true}}},
+		{415000, []Mark{{X: 400000, Resolved: true}, {X: 415000, Resolved: true, Label: "uring 400k, epoll 415k: saturation (unbounded writer)"}}},
+		{384000, []Mark{{X: 400000, Resolved: true, Label: "uring saturates at 400k (unbounded writer)"},
+			{X: 384000, Resolved: true, Label: "epoll saturates at 384k (unbounded writer)"}}},
+		{300000, []Mark{{X: 400000, Resolved: true, Label: "uring saturates at 400k (unbounded writer)"},
+			{X: 300000, Resolved: true, Label: "epoll saturates at 300k (unbounded writer)"}}},
+	} {
+		r := openLoop(true, false)
+		r.Saturation[1].TokensPerSec = c.epoll
+		if got := FromLoad(r).Saturation; !reflect.DeepEqual(got, c.want) {
+			t.Errorf("epoll saturating at %g: marks %+v, want %+v", c.epoll, got, c.want)
+		}
+	}
+	near := []saturation{{"epoll", 1.8013e6, true}, {"uring", 1.812e6, true}, {"poll", 1.79e6, false}}
+	if got, want := saturationMarks(near, 2e6)[1].Label, "epoll 1.80M, uring 1.81M: saturation (unbounded writer); poll 1.79M: past saturation"; got != want {
+		t.Errorf("label %q, want %q", got, want)
+	}
+}
+
 // TestSaveLoad: the SVG holds both panels, every curve, the saturation
-// marks and their legend; without latency, the CPU panel alone; with
-// nothing measured, an error.
+// marks and their legend, the latency panel's legend at its top left
+// (above the lightest loads' latencies); without latency, the CPU panel
+// alone; with nothing measured, an error.
 func TestSaveLoad(t *testing.T) {
+	ps, err := FromLoad(openLoop(true, false)).panels()
+	if err != nil || len(ps) != 2 || !ps[0].Legend.Top || !ps[0].Legend.Left {
+		t.Errorf("panels %d (%v): want the latency legend at the top left", len(ps), err)
+	}
 	var b bytes.Buffer
 	if err := Write(&b, "svg", FromLoad(openLoop(true, false))); err != nil {
 		t.Fatal(err)
@@ -95,12 +127,12 @@ func TestSaveLoad(t *testing.T) {
 	if err := Write(&b, "svg", FromLoad(openLoop(false, true))); err != nil {
 		t.Fatal(err)
 	}
-	if svg := b.String(); strings.Contains(svg, "latency (µs") || !strings.Contains(svg, "uring past saturation at 500k") {
+	if svg := b.String(); strings.Contains(svg, "latency (µs") || !strings.Contains(svg, "uring 500k, epoll 500k: past saturation") {
 		t.Errorf("without latency: a latency panel, or no mark")
 	}
 	empty := openLoop(true, false)
 	empty.Points = nil
-	err := Save(filepath.Join(t.TempDir(), "a.png"), FromLoad(empty))
+	err = Save(filepath.Join(t.TempDir(), "a.png"), FromLoad(empty))
 	if err == nil || !strings.Contains(err.Error(), "nothing to plot") {
 		t.Errorf("error %v, want nothing to plot", err)
 	}

@@ -24,7 +24,9 @@ type Mark struct {
 	// Resolved draws the line solid; a crossing not resolved (or without
 	// repetitions to tell) is dotted.
 	Resolved bool
-	Label    string
+	// Label is drawn along the line; none when empty (a mark whose label
+	// another names).
+	Label string
 }
 
 // marksOf are the crossings of r as marks: "epoll > poll at 11".
@@ -107,10 +109,30 @@ func addMarks(p *gplot.Plot, ms []Mark, name string) error {
 			return err
 		}
 		p.Add(line)
+		if m.Label == "" {
+			continue
+		}
 		// The label stands along the line, to its right, reading upwards
-		// to near the panel's top (the legend is at its foot).
+		// to near the panel's top (a legend is at the foot, or at the top
+		// left, before a load's curves saturate).
 		labels.XYs = append(labels.XYs, plotter.XY{X: m.X, Y: yhi / math.Pow(yhi/ylo, 0.02)})
 		labels.Labels = append(labels.Labels, m.Label)
+	}
+	if err := addLabels(p, labels); err != nil {
+		return err
+	}
+	key, err := markLine(ms[0].X, ylo, yhi, true)
+	if err != nil {
+		return err
+	}
+	p.Legend.Add(name, key)
+	return nil
+}
+
+// addLabels draws the marks' labels along their lines.
+func addLabels(p *gplot.Plot, labels plotter.XYLabels) error {
+	if len(labels.Labels) == 0 {
+		return nil
 	}
 	ls, err := plotter.NewLabels(labels)
 	if err != nil {
@@ -126,14 +148,27 @@ func addMarks(p *gplot.Plot, ms []Mark, name string) error {
 		ls.TextStyle[i].YAlign = draw.YBottom
 		ls.TextStyle[i].Font.Size = vg.Points(9)
 	}
-	p.Add(ls)
-	key, err := markLine(ms[0].X, ylo, yhi, true)
-	if err != nil {
-		return err
-	}
-	p.Legend.Add(name, key)
+	p.Add(labelBacks{ls}, ls)
 	return nil
 }
+
+// labelBacks lays a pale box under each of the labels, so that a curve
+// crossing one does not strike its words out.
+type labelBacks struct{ ls *plotter.Labels }
+
+func (b labelBacks) Plot(c draw.Canvas, p *gplot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for i, label := range b.ls.Labels {
+		at := vg.Point{X: trX(b.ls.XYs[i].X), Y: trY(b.ls.XYs[i].Y)}
+		if !c.Contains(at) {
+			continue
+		}
+		r := b.ls.TextStyle[i].Rectangle(label).Add(at.Add(b.ls.Offset))
+		c.FillPolygon(backColor, []vg.Point{r.Min, {X: r.Max.X, Y: r.Min.Y}, r.Max, {X: r.Min.X, Y: r.Max.Y}})
+	}
+}
+
+var backColor = color.NRGBA{R: 0xff, G: 0xff, B: 0xff, A: 0xc0}
 
 // markLine is a crossing's vertical line at x: dashed, or dotted when it
 // is not resolved.
