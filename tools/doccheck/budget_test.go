@@ -31,7 +31,7 @@ var budgets = map[string]int{
 	"docs/statistics.md":        80,
 	"docs/sweep.md":             176, // 150, and issue 50's open loop
 	"docs/timeout.md":           90,
-	"docs/uring-gonet.md":       185,
+	"docs/uring-gonet.md":       200, // and issue 52's rendered comparison
 	"docs/uring-rw.md":          150,
 	"docs/workload.md":          160,
 	"tools/yardstick/README.md": 630,
@@ -43,7 +43,7 @@ var budgets = map[string]int{
 // sections being written, well below the sum of the budgets, so that a
 // page grows only where another shrinks.
 const (
-	docsBudget  = 2450
+	docsBudget  = 2470 // under issue 51's 2,500
 	totalBudget = 3300
 )
 
