@@ -31,7 +31,9 @@
 // test commands README gives against .ci/run's, docs/output.md to the
 // sections the run's warnings point to, and every page to the budget of
 // budget_test.go: no dated heading, no dated sitting, no more lines than
-// the page's budget.
+// the page's budget; and every relative link of the pages (Links) to a
+// file that exists and, when it names one, a heading that the page it
+// points to has (Anchors, the anchors GitHub gives headings).
 //
 // It lives in the tools module (tools/go.mod), apart from the product,
 // and may import any of the product's packages.
