@@ -6,8 +6,9 @@
 //	pipebench -n 10000 -l 10
 //
 // Run pipebench -h for the flags; docs/output.md explains the output. The
-// command holds the flags, the subcommands (sweep, herd, timeout, top) and
-// the one backend table; it calls the packages and writes what they return.
+// command holds the flags, the subcommands (compare, sweep, herd, timeout,
+// seeds, top, show) and the one backend table; it calls the packages and
+// writes what they return.
 //
 // containermaxprocs=0 keeps the runtime from holding two cgroup files open
 // for the whole run (Go 1.25+): at -n 9996 in one process every descriptor

@@ -165,6 +165,11 @@ var badInputs = []struct{ name, args string }{
 	{"timeout-list-twice", "timeout -timeouts 1ms,1ms"},
 	{"seeds-format-unknown", "seeds -format xml"},
 	{"seeds-stray-argument", "seeds -quick extra"},
+	{"show-no-file", "show"},
+	{"show-two-files", "show a.json b.json"},
+	{"show-missing-file", "show /nonexistent/r.json"},
+	{"show-not-a-record", "show testdata/errors/top-not-a-profile.golden"},
+	{"show-v-not-a-run", "show -v testdata/compare/cross-a.json"},
 }
 
 func TestBadInput(t *testing.T) {

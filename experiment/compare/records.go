@@ -117,15 +117,8 @@ func ParseRecord(path string, b []byte) (*Loaded, error) {
 		}
 		return nil, &RecordError{path, fmt.Sprintf("not a pipebench record: %v", err)}
 	}
-	switch {
-	case head.Format == "" && strings.HasPrefix(head.Tool, "pipebench"):
-		return nil, &RecordError{path, "written by an older pipebench, before records named their format (version 1): record it again"}
-	case head.Format != record.Format:
-		return nil, &RecordError{path, fmt.Sprintf("not a pipebench record (format %q, want %q)", head.Format, record.Format)}
-	case head.FormatVersion > record.Version:
-		return nil, &RecordError{path, fmt.Sprintf("record format version %d is newer than this pipebench reads (%d): compare it with a newer pipebench", head.FormatVersion, record.Version)}
-	case head.FormatVersion < record.OldestVersion:
-		return nil, &RecordError{path, fmt.Sprintf("record format version %d: want %d to %d", head.FormatVersion, record.OldestVersion, record.Version)}
+	if why := head.Unreadable("compare"); why != "" {
+		return nil, &RecordError{path, why}
 	}
 	l := &Loaded{Path: path, Head: head.Head}
 	switch head.Command {

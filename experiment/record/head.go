@@ -87,3 +87,20 @@ func (h *Head) WriteLines(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "%s\n", strings.Join(lines, "\n"))
 	return err
 }
+
+// Unreadable says why this pipebench cannot read a record with this head
+// back (by its format and version), for a line naming the record; "" when
+// it can. verb names what was to be done with it ("compare", "show").
+func (h *Head) Unreadable(verb string) string {
+	switch {
+	case h.Format == "" && strings.HasPrefix(h.Tool, "pipebench"):
+		return "written by an older pipebench, before records named their format (version 1): record it again"
+	case h.Format != Format:
+		return fmt.Sprintf("not a pipebench record (format %q, want %q)", h.Format, Format)
+	case h.FormatVersion > Version:
+		return fmt.Sprintf("record format version %d is newer than this pipebench reads (%d): %s it with a newer pipebench", h.FormatVersion, Version, verb)
+	case h.FormatVersion < OldestVersion:
+		return fmt.Sprintf("record format version %d: want %d to %d", h.FormatVersion, OldestVersion, Version)
+	}
+	return ""
+}

@@ -17,8 +17,9 @@
 //	$ pipebench compare docs/results/compare/a.json docs/results/compare/b.json
 //
 // "rendered from" re-renders a JSON record (a run's, or pipebench herd,
-// timeout, seeds or sweep's) as that command's text output, or holds a
-// .txt record (a table as tools/yardstick/compare.sh printed it) as it is;
+// timeout, seeds or sweep's) as that command's text output, by pipebench
+// show (built from the product's module), or holds a .txt record (a table
+// as tools/yardstick/compare.sh printed it) as it is;
 // "rendered by" runs the command, in the page's directory with paths
 // relative to the page: pipebench compare or top (built from the product's
 // module), go tool pprof, or compare.sh -summary (a kept table judged
