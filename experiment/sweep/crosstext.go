@@ -94,8 +94,8 @@ func aheadText(p Pair, g Grid) string {
 		a, b = b, a
 		first, last = invert(first), invert(last)
 	}
-	s := fmt.Sprintf("no crossing: %s ahead of %s%s from %s to %.0f pipes, by %s at %s and %s at %.0f",
-		b, a, ctx, pipeCount(first.X), last.X, leadText(first), pipesText(first.X), leadText(last), last.X)
+	s := fmt.Sprintf("no crossing: %s ahead of %s%s from %.0f to %.0f pipes, by %s at %s and %s at %.0f",
+		b, a, ctx, first.X, last.X, leadText(first), pipesText(first.X), leadText(last), last.X)
 	var level []string
 	for _, e := range []stats.RatioAt{first, last} {
 		if e.N >= 2 && e.Holds1() {
@@ -121,9 +121,6 @@ func leadText(r stats.RatioAt) string {
 	}
 	return fmt.Sprintf("%.2fx (%.2f-%.2f)", r.Ratio, r.Lo, r.Hi)
 }
-
-// pipeCount is a measured pipe count as a number.
-func pipeCount(n float64) string { return fmt.Sprintf("%.0f", n) }
 
 // pairNames names two curves as a line says them, and the setting they
 // share when it is worth saying: two backends at "-l 4" when several -l

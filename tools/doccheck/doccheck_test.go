@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/pipebench/pipebench/experiment/report"
 )
@@ -253,30 +252,12 @@ func TestWarningSections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	anchors := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^#+ (.+)$`).FindAllStringSubmatch(string(page), -1) {
-		anchors[anchor(m[1])] = true
-	}
+	anchors := Anchors(string(page))
 	for _, a := range report.WarningAnchors {
 		if !anchors[a] {
 			t.Errorf("%s has no section #%s, which a warning points to", report.WarningPage, a)
 		}
 	}
-}
-
-// anchor is the anchor GitHub gives a heading: lower case, spaces as
-// hyphens, punctuation but hyphens and underscores dropped.
-func anchor(heading string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
-		switch {
-		case r == ' ':
-			b.WriteRune('-')
-		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // TestCIRunsREADME: the test commands README gives are the ones .ci/run

@@ -146,12 +146,19 @@ func Normalise(s Series) Series {
 
 // short prints a number in three significant figures with k or M.
 func short(v float64) string {
-	// The thresholds sit where %.3g would round up to the next unit.
+	v, unit := inUnit(v)
+	return fmt.Sprintf("%.3g", v) + unit
+}
+
+// inUnit is v in millions (M) or thousands (k) when it is that large;
+// the thresholds sit where three significant figures would round up to
+// the next unit.
+func inUnit(v float64) (float64, string) {
 	switch {
 	case v >= 999.5e3:
-		return fmt.Sprintf("%.3gM", v/1e6)
+		return v / 1e6, "M"
 	case v >= 999.5:
-		return fmt.Sprintf("%.3gk", v/1e3)
+		return v / 1e3, "k"
 	}
-	return fmt.Sprintf("%.3g", v)
+	return v, ""
 }

@@ -83,12 +83,6 @@ func saturationLabel(ss []saturation) string {
 // short3 is short with three significant digits, trailing zeros kept:
 // 1.80M beside 1.81M.
 func short3(v float64) string {
-	unit := ""
-	switch {
-	case v >= 999.5e3:
-		v, unit = v/1e6, "M"
-	case v >= 999.5:
-		v, unit = v/1e3, "k"
-	}
+	v, unit := inUnit(v)
 	return strings.TrimSuffix(fmt.Sprintf("%#.3g", v), ".") + unit
 }
